@@ -1,0 +1,60 @@
+/**
+ * The catalog's shape. One `Product` per sellable thing: an HTTP path and/or an MCP
+ * tool, both prices (they differ, spec 4.1 vs 4.5), credit cost, parameters, output
+ * schema, cache TTL and the handler. Every surface is generated from these entries.
+ */
+import type { z } from "zod";
+import type { ParamSet, ParamValues } from "@/lib/catalog/params";
+
+/** Decimal USD amount as written in the spec, e.g. "0.005". */
+export type UsdPrice = string;
+
+export interface HandlerContext {
+  /** Request time; handlers use it instead of Date.now() so responses are consistent. */
+  now: Date;
+}
+
+export interface ToolDecl {
+  /** MCP tool name (spec 4.5). */
+  name: string;
+  /** Tool price in USD (the tool declaration of spec 4.5). */
+  price: UsdPrice;
+  /** Title shown to MCP clients. */
+  title: string;
+}
+
+export interface Product<P extends ParamSet = ParamSet, O extends z.ZodType = z.ZodType> {
+  /** Stable id, also the cache and audit key, e.g. "sentiment-report". */
+  id: string;
+  /** HTTP path under the base URL, e.g. "/v1/sentiment-report". */
+  path: string;
+  title: string;
+  /** One or two sentences for humans and agents. */
+  description: string;
+  tags: string[];
+  /** "data" products run a handler; "bundle" products sell credits. */
+  kind: "data" | "bundle";
+  /** Price of the HTTP operation (spec 4.1 "HTTP price"). */
+  httpPrice: UsdPrice;
+  /** The MCP tool on the same path, if any (spec 4.5). */
+  tool: ToolDecl | null;
+  /** Credits a bundle call consumes (spec 8: 10 credits buy 10 standard calls or 5 premium reports). */
+  credits: number;
+  /** Whether the free-tier API key covers this product ("standard endpoints", spec 8). */
+  freeTier: boolean;
+  params: P;
+  output: O;
+  /** Seconds a computed response is reused for identical parameters. */
+  cacheTtlSeconds: number;
+  /** Upstream providers the handler depends on (health, docs). */
+  sources: string[];
+  handler: (params: ParamValues<P>, ctx: HandlerContext) => Promise<z.input<O>>;
+}
+
+/** Type-preserving identity for catalog entries. */
+export function defineProduct<P extends ParamSet, O extends z.ZodType>(p: Product<P, O>): Product<P, O> {
+  return p;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyProduct = Product<any, any>;

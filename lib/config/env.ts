@@ -1,0 +1,119 @@
+/**
+ * Server configuration, validated once with zod. Every setting has a default that
+ * runs the service on a fresh machine (embedded database, in-process limits, live
+ * public upstream APIs). The README's configuration table is checked against
+ * `CONFIG_DOCS` by a test, so a setting cannot be added without being documented.
+ */
+import { z } from "zod";
+
+const bool = z
+  .enum(["1", "0", "true", "false", "yes", "no", ""])
+  .transform((v) => v === "1" || v === "true" || v === "yes");
+const optionalUrl = z.url().optional();
+const positiveInt = z.coerce.number().int().positive();
+
+const schema = z.object({
+  NODE_ENV: z.string().default("production"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default("0.0.0.0"),
+  PUBLIC_BASE_URL: optionalUrl,
+
+  DATA_DIR: z.string().default("./data"),
+  DATABASE_URL: z.string().optional(),
+  REDIS_URL: z.string().optional(),
+
+  UPSTREAM_MODE: z.enum(["live", "simulated"]).default("live"),
+  UPSTREAM_TIMEOUT_MS: positiveInt.default(6000),
+  SIM_SEED: z.coerce.number().int().default(402),
+  SENTIMENT_WEIGHTS: z.string().optional(),
+
+  FNG_BASE_URL: z.url().default("https://api.alternative.me"),
+  COINGECKO_BASE_URL: z.url().default("https://api.coingecko.com"),
+  COINGECKO_API_KEY: z.string().optional(),
+  HORIZON_BASE_URL: z.url().default("https://horizon.stellar.org"),
+  KRAKEN_BASE_URL: z.url().default("https://api.kraken.com"),
+  COINBASE_BASE_URL: z.url().default("https://api.exchange.coinbase.com"),
+  BINANCE_BASE_URL: z.url().default("https://api.binance.com"),
+  ETHERSCAN_BASE_URL: z.url().default("https://api.etherscan.io"),
+  ETHERSCAN_API_KEY: z.string().optional(),
+  ETH_RPC_URL: z.url().default("https://ethereum-rpc.publicnode.com"),
+  BASE_RPC_URL: z.url().default("https://mainnet.base.org"),
+  POLYMARKET_BASE_URL: z.url().default("https://gamma-api.polymarket.com"),
+  GOPLUS_BASE_URL: z.url().default("https://api.gopluslabs.io"),
+  DEXSCREENER_BASE_URL: z.url().default("https://api.dexscreener.com"),
+  BLOCKSCOUT_BASE_URL: z.url().default("https://base.blockscout.com"),
+
+  KRAKEN_TAKER_FEE_PCT: z.coerce.number().min(0).max(5).default(0.26),
+  COINBASE_TAKER_FEE_PCT: z.coerce.number().min(0).max(5).default(0.6),
+  BINANCE_TAKER_FEE_PCT: z.coerce.number().min(0).max(5).default(0.1),
+  ARB_TRADE_SIZE_XLM: z.coerce.number().positive().default(10000),
+
+  ATTESTATION_PRIVATE_KEY: z.string().optional(),
+  ADMIN_TOKEN: z.string().min(16).optional(),
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  CACHE_DISABLED: bool.default(false),
+});
+
+export type Env = z.infer<typeof schema>;
+
+/** One line per setting for the README's configuration table. */
+export const CONFIG_DOCS: Record<keyof Env, string> = {
+  NODE_ENV: "Node environment.",
+  PORT: "HTTP port (0 picks a free port).",
+  HOST: "Interface to listen on.",
+  PUBLIC_BASE_URL: "Base URL written into discovery documents and payment requirements; defaults to the request's origin.",
+  DATA_DIR: "Folder for the embedded PGlite database (`memory` keeps it in memory).",
+  DATABASE_URL: "PostgreSQL URL; when set, PostgreSQL replaces the embedded database (`?schema=name` selects a schema).",
+  REDIS_URL: "Redis URL; when set, rate limits use @upstash/ratelimit on it instead of in-process counters.",
+  UPSTREAM_MODE: "`live` (public APIs) or `simulated` (starts the offline upstream simulator on a loopback port).",
+  UPSTREAM_TIMEOUT_MS: "Timeout of each upstream request.",
+  SIM_SEED: "Seed of the offline simulator's market data.",
+  SENTIMENT_WEIGHTS: "Composite weights, e.g. `fear_greed=0.4,order_flow=0.3,momentum=0.3`.",
+  FNG_BASE_URL: "alternative.me Fear & Greed API.",
+  COINGECKO_BASE_URL: "CoinGecko API (use https://pro-api.coingecko.com for Pro).",
+  COINGECKO_API_KEY: "CoinGecko Demo key (sent as x-cg-demo-api-key).",
+  HORIZON_BASE_URL: "Stellar Horizon.",
+  KRAKEN_BASE_URL: "Kraken public API.",
+  COINBASE_BASE_URL: "Coinbase Exchange public API.",
+  BINANCE_BASE_URL: "Binance public API (answers 451 from US addresses).",
+  ETHERSCAN_BASE_URL: "Etherscan V2 API.",
+  ETHERSCAN_API_KEY: "Etherscan key; without it ETH gas comes from ETH_RPC_URL.",
+  ETH_RPC_URL: "Ethereum JSON-RPC endpoint.",
+  BASE_RPC_URL: "Base JSON-RPC endpoint.",
+  POLYMARKET_BASE_URL: "Polymarket Gamma API.",
+  GOPLUS_BASE_URL: "GoPlus token-security API.",
+  DEXSCREENER_BASE_URL: "DexScreener API.",
+  BLOCKSCOUT_BASE_URL: "Blockscout (Base) API for address counters.",
+  KRAKEN_TAKER_FEE_PCT: "Kraken taker fee used by the arbitrage scan.",
+  COINBASE_TAKER_FEE_PCT: "Coinbase taker fee used by the arbitrage scan.",
+  BINANCE_TAKER_FEE_PCT: "Binance taker fee used by the arbitrage scan.",
+  ARB_TRADE_SIZE_XLM: "Trade size (XLM) the arbitrage scan walks through the SDEX book.",
+  ATTESTATION_PRIVATE_KEY: "Ed25519 signing key (64 hex chars seed); generated once and stored in the database when unset.",
+  ADMIN_TOKEN: "Admin credential for /v1/bundles/debug (sent as `Authorization: Bearer`); the route answers 404 without it.",
+  TRUST_PROXY_HOPS: "Number of reverse proxies in front of the service whose X-Forwarded-For entries are trusted (0: use the socket address).",
+  LOG_LEVEL: "Log level.",
+  CACHE_DISABLED: "Disable response and upstream caches (single-flight stays on).",
+};
+
+const KEY = Symbol.for("echo.env");
+type Holder = { [KEY]?: Env };
+
+/** Parsed configuration; throws with every invalid setting named. */
+export function env(): Env {
+  const g = globalThis as Holder;
+  if (!g[KEY]) {
+    const parsed = schema.safeParse(process.env);
+    if (!parsed.success) {
+      const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+      throw new Error(`invalid configuration:\n  ${lines.join("\n  ")}`);
+    }
+    g[KEY] = parsed.data;
+  }
+  return g[KEY];
+}
+
+/** Forget the parsed configuration (tests change process.env between cases). */
+export function resetEnvForTests(): void {
+  delete (globalThis as Holder)[KEY];
+}

@@ -1,0 +1,136 @@
+/**
+ * The database: embedded PGlite under DATA_DIR by default, PostgreSQL through
+ * @prisma/adapter-pg when DATABASE_URL is set. Both run the same Prisma schema and the
+ * same migrations, applied before the first query.
+ *
+ * The client lives on globalThis: the custom server (lib/server) and Next's route
+ * bundles are separate module graphs in one process, and PGlite must be opened once.
+ */
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { PrismaClient } from "@/lib/generated/prisma/client";
+import { env } from "@/lib/config/env";
+import { applyMigrations, type SqlRunner } from "@/lib/db/migrate";
+import { log } from "@/lib/log";
+
+export type Db = PrismaClient;
+
+export interface DbHandle {
+  prisma: PrismaClient;
+  mode: "pglite" | "postgres";
+  /** Schema holding the tables (PostgreSQL only; PGlite uses public). */
+  schema: string;
+  close(): Promise<void>;
+}
+
+const KEY = Symbol.for("echo.db");
+type Holder = { [KEY]?: Promise<DbHandle> };
+
+/** The shared database handle, opened and migrated on first use. */
+export function getDbHandle(): Promise<DbHandle> {
+  const g = globalThis as Holder;
+  if (!g[KEY]) {
+    g[KEY] = open().catch((err: unknown) => {
+      delete g[KEY];
+      throw err;
+    });
+  }
+  return g[KEY];
+}
+
+/** The Prisma client (migrated). */
+export async function db(): Promise<PrismaClient> {
+  return (await getDbHandle()).prisma;
+}
+
+/** Closes the shared handle (tests, shutdown). */
+export async function closeDb(): Promise<void> {
+  const g = globalThis as Holder;
+  const p = g[KEY];
+  delete g[KEY];
+  if (p) await (await p).close();
+}
+
+async function open(): Promise<DbHandle> {
+  const url = env().DATABASE_URL;
+  return url ? openPostgres(url) : openPglite(env().DATA_DIR);
+}
+
+/** Splits Prisma's `?schema=` convention off a PostgreSQL URL. */
+export function parsePostgresUrl(raw: string): { connectionString: string; schema: string } {
+  const u = new URL(raw);
+  const schema = u.searchParams.get("schema") ?? "public";
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new Error("DATABASE_URL schema name is invalid");
+  u.searchParams.delete("schema");
+  return { connectionString: u.toString(), schema };
+}
+
+async function openPostgres(url: string): Promise<DbHandle> {
+  const [{ Pool }, { PrismaPg }] = await Promise.all([import("pg"), import("@prisma/adapter-pg")]);
+  const { connectionString, schema } = parsePostgresUrl(url);
+  const poolConfig = {
+    connectionString,
+    max: 10,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: 10_000,
+    options: `-c search_path="${schema}"`,
+  };
+  // Migrations run on their own connection so the advisory lock is held by one session.
+  const client = new (await import("pg")).Client(poolConfig);
+  await client.connect();
+  try {
+    await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    const runner: SqlRunner = {
+      exec: async (sql) => {
+        await client.query(sql);
+      },
+      query: async <T,>(sql: string, params?: unknown[]) => (await client.query(sql, params as unknown[])).rows as T[],
+    };
+    const applied = await applyMigrations(runner, { advisoryLock: true });
+    if (applied.length) log.info("db.migrated", { mode: "postgres", schema, applied });
+  } finally {
+    await client.end();
+  }
+  const pool = new Pool(poolConfig);
+  pool.on("error", (err) => log.warn("db.pool_error", { message: err.message }));
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { schema }) });
+  return {
+    prisma,
+    mode: "postgres",
+    schema,
+    close: async () => {
+      await prisma.$disconnect();
+      await pool.end().catch(() => undefined);
+    },
+  };
+}
+
+async function openPglite(dataDir: string): Promise<DbHandle> {
+  const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import("@electric-sql/pglite"), import("pglite-prisma-adapter")]);
+  let location = "memory://";
+  if (dataDir !== "memory") {
+    location = resolve(dataDir, "pglite");
+    mkdirSync(location, { recursive: true });
+  }
+  const pg = new PGlite(location);
+  await pg.waitReady;
+  const runner: SqlRunner = {
+    exec: async (sql) => {
+      await pg.exec(sql);
+    },
+    query: async <T,>(sql: string, params?: unknown[]) => (await pg.query<T>(sql, params)).rows,
+  };
+  const applied = await applyMigrations(runner, { advisoryLock: false });
+  if (applied.length) log.info("db.migrated", { mode: "pglite", location, applied });
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pg) });
+  return {
+    prisma,
+    mode: "pglite",
+    schema: "public",
+    close: async () => {
+      await prisma.$disconnect();
+      await pg.close();
+    },
+  };
+}

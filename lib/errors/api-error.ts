@@ -1,0 +1,56 @@
+import { ERROR_CODES, type ErrorCode } from "@/lib/errors/codes";
+
+/** One entry of spec 2.6's `detail[]`. */
+export interface ValidationIssue {
+  loc: Array<string | number>;
+  msg: string;
+  type: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+/** A failure with a stable code; turned into a JSON response by `errorResponse`. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly extra: Record<string, unknown>;
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    opts: { headers?: Record<string, string>; extra?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
+    super(message ?? ERROR_CODES[code].message, { cause: opts.cause });
+    this.name = "ApiError";
+    this.code = code;
+    this.status = ERROR_CODES[code].status;
+    this.headers = opts.headers ?? {};
+    this.extra = opts.extra ?? {};
+  }
+}
+
+/** Spec 2.6 validation failure (HTTP 422). */
+export class ValidationError extends ApiError {
+  readonly detail: ValidationIssue[];
+  constructor(detail: ValidationIssue[]) {
+    super("validation_error", detail[0]?.msg ?? "Invalid parameters.");
+    this.name = "ValidationError";
+    this.detail = detail;
+  }
+}
+
+/** A product could not be computed from its upstreams (HTTP 503 with Retry-After). */
+export class UnavailableError extends ApiError {
+  readonly retryAfterSeconds: number;
+  constructor(message: string, opts: { retryAfterSeconds?: number; sources?: string[]; cause?: unknown } = {}) {
+    const retry = opts.retryAfterSeconds ?? 30;
+    super("upstream_unavailable", message, {
+      headers: { "Retry-After": String(retry) },
+      extra: { retry_after: retry, ...(opts.sources ? { sources: opts.sources } : {}) },
+      cause: opts.cause,
+    });
+    this.name = "UnavailableError";
+    this.retryAfterSeconds = retry;
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * Every error the service answers with, by stable machine-readable code. Status and
+ * default message live here once; callers throw `ApiError(code, ...)`.
+ */
+export const ERROR_CODES = {
+  bad_request: { status: 400, message: "The request is malformed." },
+  invalid_credential: { status: 401, message: "The credential is not valid." },
+  payment_required: { status: 402, message: "Payment required." },
+  payment_invalid: { status: 402, message: "The payment was refused." },
+  payment_replayed: { status: 402, message: "This payment has already been used." },
+  bundle_exhausted: { status: 402, message: "The bundle has no credits left for this call." },
+  not_found: { status: 404, message: "Not found." },
+  method_not_allowed: { status: 405, message: "Method not allowed." },
+  payload_too_large: { status: 413, message: "The request body is too large." },
+  validation_error: { status: 422, message: "Invalid parameters." },
+  rate_limited: { status: 429, message: "Too many requests." },
+  quota_exhausted: { status: 429, message: "The daily quota of this API key is used up." },
+  internal_error: { status: 500, message: "Internal error." },
+  settlement_failed: { status: 502, message: "The payment could not be settled; nothing was charged." },
+  upstream_unavailable: { status: 503, message: "An upstream data source is unavailable; nothing was charged." },
+  service_unavailable: { status: 503, message: "The service is temporarily unavailable; nothing was charged." },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

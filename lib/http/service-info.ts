@@ -1,0 +1,16 @@
+/** Service info JSON served at "/" to agents (Accept: application/json). */
+import { PRODUCTS } from "@/lib/catalog";
+import { baseUrl } from "@/lib/http/base-url";
+
+export async function serviceInfo(req: Request): Promise<Record<string, unknown>> {
+  const base = baseUrl(req);
+  return {
+    name: "echo-x402-sentiment",
+    version: "0.1.0",
+    description: "Pay-per-call crypto market intelligence for autonomous agents (XLM focus): HTTP /v1 endpoints and MCP tools, paid per call with x402, with a prepaid bundle or a free-tier API key.",
+    base_url: base,
+    mcp_url: `${base}/mcp`,
+    endpoints: PRODUCTS.map((p) => ({ path: p.path, price_usd: p.httpPrice, tool: p.tool?.name ?? null })),
+    free: ["/v1/sample", "/v1/manifest", "/v1/free-key", "/health"],
+  };
+}

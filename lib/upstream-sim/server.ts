@@ -1,0 +1,206 @@
+/**
+ * Offline upstream server: one loopback HTTP server that speaks every provider's wire
+ * format under its own path prefix (`/coingecko/api/v3/...`, `/horizon/order_book`,
+ * ...). Tests and `UPSTREAM_MODE=simulated` point the adapters' base URLs here, so the
+ * real HTTP, parsing and caching code runs.
+ *
+ * It also counts requests per resource (for the fan-in benchmark and tests) and can
+ * inject faults per provider: HTTP errors, malformed bodies, non-JSON, delays, hangs.
+ * Control is in-process (the returned object) or over HTTP under `/__sim/`.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createWorld, type World } from "@/lib/upstream-sim/world";
+import { SIM_PROVIDERS } from "@/lib/upstream-sim/providers";
+
+export interface SimRequest {
+  method: string;
+  /** Path after the provider prefix, e.g. `/api/v3/simple/price`. */
+  path: string;
+  query: URLSearchParams;
+  body: unknown;
+  now: number;
+}
+
+export interface SimResponse {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface SimProvider {
+  /** Provider name (matches the adapter's Provider.name) and URL prefix. */
+  name: string;
+  /** Environment variable holding the adapter's base URL. */
+  envVar: string;
+  /** Returns null for an unknown route (answered 404). */
+  handle(req: SimRequest, world: World): SimResponse | null | Promise<SimResponse | null>;
+}
+
+export type Fault =
+  | { mode: "error"; status?: number; pathPrefix?: string }
+  | { mode: "malformed"; pathPrefix?: string }
+  | { mode: "not_json"; pathPrefix?: string }
+  | { mode: "hang"; pathPrefix?: string }
+  | { mode: "delay"; ms: number; pathPrefix?: string };
+
+export interface Simulator {
+  url: string;
+  port: number;
+  world: World;
+  /** Environment variables pointing every adapter at this server. */
+  env: Record<string, string>;
+  setFault(provider: string, fault: Fault | null): void;
+  clearFaults(): void;
+  /** Requests seen, keyed `provider path?sorted-query` (JSON-RPC: `provider rpc:method`). */
+  counts(): Record<string, number>;
+  /** Total requests for a provider (or all providers). */
+  total(provider?: string): number;
+  resetCounts(): void;
+  close(): Promise<void>;
+}
+
+export interface SimOptions {
+  seed?: number;
+  port?: number;
+  host?: string;
+  now?: number;
+}
+
+function resourceKey(provider: string, path: string, query: URLSearchParams, body: unknown): string {
+  if (body && typeof body === "object" && "method" in body) {
+    const b = body as { method: unknown; params?: unknown };
+    return `${provider} rpc:${String(b.method)}:${JSON.stringify(b.params ?? [])}`;
+  }
+  const q = [...query.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`).join("&");
+  return `${provider} ${path}${q ? `?${q}` : ""}`;
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  if (req.method === "GET" || req.method === "HEAD") return undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > 1_000_000) throw new Error("body too large");
+    chunks.push(c as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  res.writeHead(status, {
+    "Content-Type": typeof body === "string" ? "text/plain" : "application/json",
+    "Content-Length": Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** Starts the simulator on a loopback port (0 = any free port). */
+export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> {
+  const world = createWorld(opts.seed ?? 402, opts.now);
+  const providers = new Map(SIM_PROVIDERS.map((p) => [p.name, p]));
+  const faults = new Map<string, Fault>();
+  const counts = new Map<string, number>();
+  const totals = new Map<string, number>();
+  const hanging = new Set<ServerResponse>();
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? "/", "http://sim");
+      const [, prefix = "", ...rest] = url.pathname.split("/");
+      if (prefix === "__sim") return control(req, res, rest.join("/"));
+      const provider = providers.get(prefix);
+      if (!provider) return send(res, 404, { error: `unknown provider ${prefix}` });
+      const path = "/" + rest.join("/");
+      let body: unknown;
+      try {
+        body = await readBody(req);
+      } catch {
+        return send(res, 413, { error: "body too large" });
+      }
+      const key = resourceKey(provider.name, path, url.searchParams, body);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      totals.set(provider.name, (totals.get(provider.name) ?? 0) + 1);
+
+      const fault = faults.get(provider.name);
+      const applies = fault && (!fault.pathPrefix || path.startsWith(fault.pathPrefix));
+      if (fault && applies) {
+        if (fault.mode === "error") return send(res, fault.status ?? 500, { error: "simulated upstream failure" });
+        if (fault.mode === "not_json") return send(res, 200, "<html>simulated outage page</html>");
+        if (fault.mode === "malformed") return send(res, 200, { unexpected: "simulated malformed response", data: [null] });
+        if (fault.mode === "hang") {
+          hanging.add(res);
+          res.on("close", () => hanging.delete(res));
+          return;
+        }
+        if (fault.mode === "delay") await new Promise((r) => setTimeout(r, fault.ms));
+      }
+      try {
+        const out = await provider.handle({ method: req.method ?? "GET", path, query: url.searchParams, body, now: Date.now() }, world);
+        if (!out) return send(res, 404, { error: `no simulated route ${path}` });
+        send(res, out.status ?? 200, out.body, out.headers);
+      } catch (err) {
+        send(res, 500, { error: `simulator error: ${(err as Error).message}` });
+      }
+    })();
+  });
+
+  async function control(req: IncomingMessage, res: ServerResponse, action: string): Promise<void> {
+    const body = (await readBody(req).catch(() => undefined)) as { provider?: string; fault?: Fault | null } | undefined;
+    if (action === "stats" && req.method === "GET") {
+      return send(res, 200, { totals: Object.fromEntries(totals), counts: Object.fromEntries(counts) });
+    }
+    if (action === "reset" && req.method === "POST") {
+      counts.clear();
+      totals.clear();
+      faults.clear();
+      return send(res, 200, { ok: true });
+    }
+    if (action === "faults" && req.method === "POST" && body?.provider) {
+      if (body.fault) faults.set(body.provider, body.fault);
+      else faults.delete(body.provider);
+      return send(res, 200, { ok: true });
+    }
+    send(res, 404, { error: "unknown control action" });
+  }
+
+  const host = opts.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host}:${port}`;
+  const envVars: Record<string, string> = {};
+  for (const p of SIM_PROVIDERS) envVars[p.envVar] = `${url}/${p.name}`;
+
+  return {
+    url,
+    port,
+    world,
+    env: envVars,
+    setFault: (provider, fault) => (fault ? faults.set(provider, fault) : faults.delete(provider)),
+    clearFaults: () => faults.clear(),
+    counts: () => Object.fromEntries(counts),
+    total: (provider) =>
+      provider ? (totals.get(provider) ?? 0) : [...totals.values()].reduce((a, b) => a + b, 0),
+    resetCounts: () => {
+      counts.clear();
+      totals.clear();
+    },
+    close: async () => {
+      for (const r of hanging) r.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import type { NextConfig } from "next";
+
+const config: NextConfig = {
+  poweredByHeader: false,
+  reactStrictMode: true,
+  // Native/WASM and Node-only packages load from node_modules at run time instead of
+  // being bundled; PGlite in particular must find its WASM and data files.
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "pglite-prisma-adapter",
+    "@prisma/adapter-pg",
+    "@prisma/client",
+    "pg",
+    "ioredis",
+    "@stellar/stellar-sdk",
+    "pdf-lib",
+  ],
+  async rewrites() {
+    return {
+      // Agents asking for JSON at "/" get the service info; browsers get the home page.
+      beforeFiles: [
+        {
+          source: "/",
+          has: [{ type: "header", key: "accept", value: "(?<accept>.*application/json.*)" }],
+          destination: "/api/service-info",
+        },
+      ],
+      afterFiles: [],
+      fallback: [],
+    };
+  },
+};
+
+export default config;

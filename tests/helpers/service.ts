@@ -1,0 +1,83 @@
+/**
+ * Starts the real service (lib/server/main.ts, the same entry as `npm start`) as a
+ * child process on a free port and waits for its ready line.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+export interface Service {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  logs: () => string;
+  stop: () => Promise<void>;
+}
+
+export interface ServiceOptions {
+  env?: Record<string, string | undefined>;
+  /** Keep the database in memory (default) or in a temp folder. */
+  persistent?: boolean;
+  timeoutMs?: number;
+}
+
+export async function startService(opts: ServiceOptions = {}): Promise<Service> {
+  const dataDir = opts.persistent ? mkdtempSync(join(tmpdir(), "echo-data-")) : "memory";
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...opts.env })) if (v !== undefined) env[k] = v;
+  Object.assign(env, {
+    PORT: "0",
+    HOST: "127.0.0.1",
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+    LOG_LEVEL: opts.env?.LOG_LEVEL ?? "info",
+  });
+  if (!opts.env?.DATA_DIR) env.DATA_DIR = dataDir;
+  const child = spawn(process.execPath, ["--import", "tsx", join(root, "lib/server/main.ts")], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  const onData = (d: Buffer) => {
+    out += d.toString();
+    if (out.length > 2_000_000) out = out.slice(-1_000_000);
+  };
+  child.stdout!.on("data", onData);
+  child.stderr!.on("data", onData);
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start in time:\n${out.slice(-4000)}`)), opts.timeoutMs ?? 60_000);
+    const check = () => {
+      const m = out.match(/"event":"server\.ready","url":"([^"]+)"/);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on("data", check);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code} before it was ready:\n${out.slice(-4000)}`));
+    });
+  });
+  return {
+    url,
+    port: Number(new URL(url).port),
+    child,
+    logs: () => out,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (child.exitCode === null) child.kill("SIGKILL");
+      }
+      if (opts.persistent) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
