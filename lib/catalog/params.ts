@@ -86,8 +86,15 @@ export function intParam(o: { description: string; min: number; max: number; def
 }
 
 /** One of a fixed set of values (case-insensitive; normalised to the listed spelling). */
-export function enumParam<const V extends string>(o: { description: string; values: readonly V[]; default: V }): Param<V> {
-  const byLower = new Map(o.values.map((v) => [v.toLowerCase(), v]));
+export function enumParam<const V extends string>(o: {
+  description: string;
+  values: readonly V[];
+  default: V;
+  /** Extra accepted spellings, e.g. { ethereum: "eth" }. */
+  aliases?: Record<string, V>;
+}): Param<V> {
+  const byLower = new Map<string, V>(o.values.map((v) => [v.toLowerCase(), v]));
+  for (const [alias, v] of Object.entries(o.aliases ?? {})) byLower.set(alias.toLowerCase(), v);
   const schema = z
     .string()
     .optional()
@@ -193,6 +200,32 @@ export function stringParam(o: {
     },
     schema,
   };
+}
+
+/** Optional e-mail address (pydantic EmailStr-style errors); empty means none. */
+export function emailParam(o: { description: string }): Param<string | null> {
+  const schema = z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const s = rawString(v, ctx, false, "");
+      if (s === z.NEVER) return z.NEVER;
+      if (s === "") return null;
+      const fail = (why: string) => reject(ctx, v, { type: "value_error", msg: `value is not a valid email address: ${why}`, ctx: { reason: why } });
+      if (s.length > 254) return fail("The email address is too long.");
+      const at = s.lastIndexOf("@");
+      if (at < 1) return fail("An email address must have an @-sign.");
+      const local = s.slice(0, at);
+      const domain = s.slice(at + 1);
+      if (local.length > 64 || !/^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+$/.test(local) || local.startsWith(".") || local.endsWith(".") || local.includes("..")) {
+        return fail("The part before the @-sign is not valid.");
+      }
+      if (!/^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/.test(domain)) {
+        return fail("The part after the @-sign is not a valid domain name.");
+      }
+      return `${local}@${domain.toLowerCase()}`;
+    });
+  return { doc: { type: "string", description: o.description, required: false, default: "", maxLength: 254, example: "agent@example.com" }, schema };
 }
 
 export type ParamSet = Record<string, Param<unknown>>;

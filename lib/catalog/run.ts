@@ -7,18 +7,27 @@ import { cached } from "@/lib/market/cache";
 import { UnavailableError, ApiError } from "@/lib/errors";
 import { UpstreamError } from "@/lib/market/upstream";
 import { log } from "@/lib/log";
-import type { AnyProduct } from "@/lib/catalog/types";
+import type { AnyProduct, HandlerContext } from "@/lib/catalog/types";
 
 function cacheKey(product: AnyProduct, params: unknown): string {
   return `product:${product.id}:${JSON.stringify(params)}`;
 }
 
-/** The product's output for `params`, computed or from cache. */
-export async function runProduct(product: AnyProduct, params: unknown): Promise<unknown> {
-  return cached(cacheKey(product, params), product.cacheTtlSeconds * 1000, async () => {
+/**
+ * The product's output for `params`: data products are computed or served from cache
+ * (single-flight per parameters); products with side effects (bundle purchases) run
+ * for every call and never share a result.
+ */
+export async function runProduct(product: AnyProduct, params: unknown, ctx: Omit<HandlerContext, "now"> = {}): Promise<unknown> {
+  if (product.kind !== "data") return compute(product, params, ctx);
+  return cached(cacheKey(product, params), product.cacheTtlSeconds * 1000, () => compute(product, params, ctx));
+}
+
+async function compute(product: AnyProduct, params: unknown, ctx: Omit<HandlerContext, "now">): Promise<unknown> {
+  {
     let out: unknown;
     try {
-      out = await product.handler(params, { now: new Date() });
+      out = await product.handler(params as Record<string, unknown>, { ...ctx, now: new Date() });
     } catch (err) {
       if (err instanceof ApiError) throw err;
       if (err instanceof UpstreamError) {
@@ -28,9 +37,9 @@ export async function runProduct(product: AnyProduct, params: unknown): Promise<
     }
     const checked = product.output.safeParse(out);
     if (!checked.success) {
-      log.error("product.output_invalid", { product: product.id, issues: checked.error.issues.slice(0, 3).map((i) => `${i.path.join(".")}: ${i.message}`) });
+      log.error("product.output_invalid", { product: product.id, issues: checked.error.issues.slice(0, 3).map((i: { path: PropertyKey[]; message: string }) => `${i.path.join(".")}: ${i.message}`) });
       throw new UnavailableError(`${product.title} could not be computed from the current upstream data.`);
     }
     return checked.data;
-  });
+  }
 }

@@ -12,6 +12,8 @@ export type UsdPrice = string;
 export interface HandlerContext {
   /** Request time; handlers use it instead of Date.now() so responses are consistent. */
   now: Date;
+  /** The verified (not yet settled) payment of this call, for products that record it. */
+  payment?: { id: string; payer: string | null } | null;
 }
 
 export interface ToolDecl {
@@ -49,6 +51,8 @@ export interface Product<P extends ParamSet = ParamSet, O extends z.ZodType = z.
   /** Upstream providers the handler depends on (health, docs). */
   sources: string[];
   handler: (params: ParamValues<P>, ctx: HandlerContext) => Promise<z.input<O>>;
+  /** Undoes the handler's side effects when the charge fails after it ran. */
+  onCommitFailed?: (value: z.output<O>) => Promise<void>;
 }
 
 /** Type-preserving identity for catalog entries. */

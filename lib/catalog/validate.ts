@@ -35,3 +35,12 @@ export function validateOrThrow<T>(schema: z.ZodType<T>, raw: unknown, where: st
   if (parsed.success) return parsed.data;
   throw new ValidationError(toValidationIssues(parsed.error.issues, where));
 }
+
+/**
+ * Throws a 422 for one parameter, for checks that span several parameters (e.g. an
+ * address format that depends on `chain`). `loc` is ["query", name]; the MCP surface
+ * reports the same issue under "arguments".
+ */
+export function invalidParam(name: string, input: unknown, issue: { type: string; msg: string; ctx?: Record<string, unknown> }): never {
+  throw new ValidationError([{ loc: ["query", name], msg: issue.msg, type: issue.type, input: input ?? null, ...(issue.ctx ? { ctx: issue.ctx } : {}) }]);
+}

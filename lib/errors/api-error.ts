@@ -28,6 +28,16 @@ export class ApiError extends Error {
     this.headers = opts.headers ?? {};
     this.extra = opts.extra ?? {};
   }
+
+  /** JSON body of the HTTP error response. */
+  httpBody(): unknown {
+    return { error: { code: this.code, message: this.message, ...this.extra } };
+  }
+
+  /** Headers of the HTTP error response. */
+  httpHeaders(): Record<string, string> {
+    return this.headers;
+  }
 }
 
 /** Spec 2.6 validation failure (HTTP 422). */
@@ -37,6 +47,10 @@ export class ValidationError extends ApiError {
     super("validation_error", detail[0]?.msg ?? "Invalid parameters.");
     this.name = "ValidationError";
     this.detail = detail;
+  }
+
+  override httpBody(): unknown {
+    return { detail: this.detail };
   }
 }
 

@@ -4,8 +4,9 @@
  */
 export const ERROR_CODES = {
   bad_request: { status: 400, message: "The request is malformed." },
-  invalid_credential: { status: 401, message: "The credential is not valid." },
+  invalid_credential: { status: 402, message: "The bundle token or API key is not valid." },
   payment_required: { status: 402, message: "Payment required." },
+  free_tier_not_covered: { status: 402, message: "The free tier does not cover this product." },
   payment_invalid: { status: 402, message: "The payment was refused." },
   payment_replayed: { status: 402, message: "This payment has already been used." },
   bundle_exhausted: { status: 402, message: "The bundle has no credits left for this call." },
@@ -16,7 +17,7 @@ export const ERROR_CODES = {
   rate_limited: { status: 429, message: "Too many requests." },
   quota_exhausted: { status: 429, message: "The daily quota of this API key is used up." },
   internal_error: { status: 500, message: "Internal error." },
-  settlement_failed: { status: 502, message: "The payment could not be settled; nothing was charged." },
+  settlement_failed: { status: 402, message: "The payment could not be settled; nothing was charged." },
   upstream_unavailable: { status: 503, message: "An upstream data source is unavailable; nothing was charged." },
   service_unavailable: { status: 503, message: "The service is temporarily unavailable; nothing was charged." },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -1,12 +1,11 @@
-import { ApiError, ValidationError } from "@/lib/errors/api-error";
+import { ApiError } from "@/lib/errors/api-error";
 import { log } from "@/lib/log";
 
 const JSON_HEADERS = { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" };
 
 /** JSON body of an error: spec 2.6 for 422, `{error:{code,message,...}}` otherwise. */
 export function errorBody(err: ApiError): unknown {
-  if (err instanceof ValidationError) return { detail: err.detail };
-  return { error: { code: err.code, message: err.message, ...err.extra } };
+  return err.httpBody();
 }
 
 /**
@@ -17,7 +16,7 @@ export function errorResponse(err: unknown, context: Record<string, unknown> = {
   const known = toApiError(err, context);
   return new Response(JSON.stringify(errorBody(known)), {
     status: known.status,
-    headers: { ...JSON_HEADERS, ...known.headers },
+    headers: { ...JSON_HEADERS, ...known.httpHeaders() },
   });
 }
 

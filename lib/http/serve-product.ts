@@ -32,7 +32,8 @@ export async function serveProduct(req: Request, product: AnyProduct): Promise<R
         resource: `${baseUrl(req)}${product.path}`,
         clientIp: clientIp(req),
       },
-      () => runProduct(product, params),
+      (grant) => runProduct(product, params, { payment: grant.payment }),
+      { onCommitFailed: product.onCommitFailed },
     );
     return jsonResponse(value, { headers: { "Cache-Control": "no-store", ...headers } });
   } catch (err) {

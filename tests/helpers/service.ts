@@ -27,7 +27,7 @@ export interface ServiceOptions {
 
 export async function startService(opts: ServiceOptions = {}): Promise<Service> {
   const dataDir = opts.persistent ? mkdtempSync(join(tmpdir(), "echo-data-")) : "memory";
-  const env: Record<string, string> = {};
+  const env = {} as NodeJS.ProcessEnv;
   for (const [k, v] of Object.entries({ ...process.env, ...opts.env })) if (v !== undefined) env[k] = v;
   Object.assign(env, {
     PORT: "0",

@@ -1,0 +1,74 @@
+// GET /v1/bundle and /v1/bundle/enterprise — buy prepaid call credits (payment only).
+import { z } from "zod";
+import { defineProduct, type HandlerContext } from "@/lib/catalog/types";
+import { mintBundle, revokeUnpaidBundle, type BundleTier } from "@/lib/access/bundles";
+import { env } from "@/lib/config/env";
+import { ApiError } from "@/lib/errors";
+
+const BundleOut = z.object({
+  bundle_token: z.string().describe("Prepaid token, shown once: send it as X-Bundle-Token (or Authorization: Bearer) over HTTP, or as the bundle_token tool argument"),
+  bundle_id: z.string().describe("Public id of the bundle (appears in receipts)"),
+  tier: z.enum(["standard", "enterprise"]),
+  credits: z.number().int().positive().describe("Credits bought"),
+  credits_remaining: z.number().int().nonnegative(),
+  credit_costs: z.object({ standard_call: z.number().int(), premium_report: z.number().int() }).describe("Credits one call consumes"),
+  usage: z.string(),
+  created_at: z.string(),
+});
+
+function purchase(tier: BundleTier, credits: () => number) {
+  return async (_params: Record<string, never>, ctx: HandlerContext) => {
+    if (!ctx.payment) throw new ApiError("payment_required", "Bundles are bought with a per-call payment.");
+    const b = await mintBundle(tier, credits(), ctx.payment.id);
+    return {
+      bundle_token: b.token,
+      bundle_id: b.id,
+      tier,
+      credits: b.credits,
+      credits_remaining: b.credits,
+      credit_costs: { standard_call: 1, premium_report: 2 },
+      usage: "HTTP: X-Bundle-Token: <token> (or Authorization: Bearer <token>). MCP: pass bundle_token. Each response carries X-Bundle-Credits-Remaining.",
+      created_at: ctx.now.toISOString(),
+    };
+  };
+}
+
+const revoke = async (v: z.output<typeof BundleOut>) => revokeUnpaidBundle(v.bundle_id);
+
+export const bundle = defineProduct({
+  id: "bundle",
+  path: "/v1/bundle",
+  title: "Standard prepaid bundle",
+  description: "Buy 10 prepaid call credits (10 standard calls or 5 premium reports); returns a bundle token.",
+  tags: ["bundle", "payments"],
+  kind: "bundle",
+  httpPrice: "0.05",
+  tool: { name: "buy_call_credits_bundle", price: "1.00", title: "Buy call credits bundle ($1.00)" },
+  credits: 0,
+  freeTier: false,
+  params: {},
+  output: BundleOut,
+  cacheTtlSeconds: 0,
+  sources: [],
+  handler: purchase("standard", () => env().STANDARD_BUNDLE_CREDITS),
+  onCommitFailed: revoke,
+});
+
+export const enterpriseBundle = defineProduct({
+  id: "bundle-enterprise",
+  path: "/v1/bundle/enterprise",
+  title: "Enterprise prepaid bundle",
+  description: "Buy the enterprise volume tier of prepaid call credits (10,000 credits by default); returns a bundle token.",
+  tags: ["bundle", "payments"],
+  kind: "bundle",
+  httpPrice: "25.00",
+  tool: { name: "buy_enterprise_bundle", price: "25.00", title: "Buy enterprise bundle ($25.00)" },
+  credits: 0,
+  freeTier: false,
+  params: {},
+  output: BundleOut,
+  cacheTtlSeconds: 0,
+  sources: [],
+  handler: purchase("enterprise", () => env().ENTERPRISE_BUNDLE_CREDITS),
+  onCommitFailed: revoke,
+});

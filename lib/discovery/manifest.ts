@@ -1,0 +1,55 @@
+/**
+ * /v1/manifest: every paid endpoint with its live price (from the catalog and the
+ * running configuration), network and tags. It must always answer 200, so parts that
+ * depend on the database (the attestation key) degrade to null instead of failing.
+ */
+import { PRODUCTS } from "@/lib/catalog";
+import type { ParamSet } from "@/lib/catalog/params";
+import { env } from "@/lib/config/env";
+import { publicAttestationKey } from "@/lib/attestation";
+import { usd6, usdToAtomic } from "@/lib/payments/price";
+import { baseUrl } from "@/lib/http/base-url";
+
+async function within<T>(p: Promise<T>, ms: number): Promise<T | null> {
+  let t: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<null>((r) => (t = setTimeout(() => r(null), ms)))]);
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(t);
+  }
+}
+
+export async function manifest(req?: Request): Promise<Record<string, unknown>> {
+  const cfg = env();
+  const base = baseUrl(req);
+  const key = await within(publicAttestationKey(), 2000);
+  return {
+    name: "echo-x402-sentiment",
+    version: "0.1.0",
+    base_url: base,
+    mcp_url: `${base}/mcp`,
+    x402_version: 2,
+    network: cfg.X402_NETWORK,
+    asset: { symbol: "USDC", address: cfg.USDC_ADDRESS, decimals: 6 },
+    pay_to: cfg.PAY_TO_ADDRESS ?? null,
+    endpoints: PRODUCTS.map((p) => ({
+      path: p.path,
+      method: "GET",
+      title: p.title,
+      description: p.description,
+      tags: p.tags,
+      price_usd: usd6(p.httpPrice),
+      price_atomic: usdToAtomic(p.httpPrice).toString(),
+      network: cfg.X402_NETWORK,
+      credits: p.credits,
+      free_tier: p.freeTier,
+      tool: p.tool ? { name: p.tool.name, price_usd: usd6(p.tool.price) } : null,
+      params: Object.entries(p.params as ParamSet).map(([name, param]) => ({ name, in: "query", ...param.doc })),
+    })),
+    free_endpoints: ["/v1/sample", "/v1/manifest", "/v1/free-key", "/health"],
+    attestation_public_key: key,
+    ts: new Date().toISOString(),
+  };
+}

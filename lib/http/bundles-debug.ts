@@ -1,0 +1,58 @@
+/**
+ * /v1/bundles/debug (internal): ledger counts and health for operators. It answers only
+ * to `Authorization: Bearer <ADMIN_TOKEN>`; anyone else (and every request when no
+ * ADMIN_TOKEN is configured) gets the same 404 as an unknown path. It never returns a
+ * token, a key, a hash or an e-mail: only counts and invariant checks.
+ */
+import { timingSafeEqual, createHash } from "node:crypto";
+import { env } from "@/lib/config/env";
+import { getDbHandle } from "@/lib/db/client";
+
+function sameSecret(a: string, b: string): boolean {
+  // Compare digests so the comparison time does not depend on the secret's length.
+  const ha = createHash("sha256").update(a).digest();
+  const hb = createHash("sha256").update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+export function isAdmin(req: Request): boolean {
+  const admin = env().ADMIN_TOKEN;
+  if (!admin) return false;
+  const m = req.headers.get("authorization")?.match(/^Bearer\s+(\S+)$/i);
+  return Boolean(m && sameSecret(m[1]!, admin));
+}
+
+export async function ledgerReport(): Promise<Record<string, unknown>> {
+  const h = await getDbHandle();
+  const p = h.prisma;
+  const [bundles, credits, tiers, keys, keysUsedToday, payments, receipts, anomalies, stalePending] = await Promise.all([
+    p.bundle.count(),
+    p.bundle.aggregate({ _sum: { creditsTotal: true, creditsRemaining: true } }),
+    p.bundle.groupBy({ by: ["tier"], _count: { _all: true }, _sum: { creditsRemaining: true } }),
+    p.apiKey.count(),
+    p.apiKey.count({ where: { usageDay: new Date(new Date().toISOString().slice(0, 10)) } }),
+    p.payment.groupBy({ by: ["status"], _count: { _all: true } }),
+    p.accessLog.groupBy({ by: ["credentialKind"], _count: { _all: true } }),
+    p.$queryRaw<Array<{ n: bigint }>>`SELECT count(*)::bigint AS n FROM bundles WHERE credits_remaining < 0 OR credits_remaining > credits_total`,
+    p.payment.count({ where: { status: "pending", createdAt: { lt: new Date(Date.now() - 10 * 60_000) } } }),
+  ]);
+  const bad = Number(anomalies[0]?.n ?? 0n);
+  return {
+    storage: { mode: h.mode, schema: h.schema, data_dir: h.mode === "pglite" ? env().DATA_DIR : null },
+    bundles: {
+      count: bundles,
+      credits_sold: credits._sum.creditsTotal ?? 0,
+      credits_outstanding: credits._sum.creditsRemaining ?? 0,
+      by_tier: Object.fromEntries(tiers.map((t) => [t.tier, { count: t._count._all, credits_outstanding: t._sum.creditsRemaining ?? 0 }])),
+    },
+    api_keys: { count: keys, used_today: keysUsedToday },
+    payments: Object.fromEntries(payments.map((r) => [r.status, r._count._all])),
+    charged_calls: Object.fromEntries(receipts.map((r) => [r.credentialKind, r._count._all])),
+    health: {
+      ok: bad === 0,
+      bundles_out_of_range: bad,
+      payments_pending_over_10_min: stalePending,
+    },
+    ts: new Date().toISOString(),
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * The facilitator that verifies and settles x402 payments: a remote one when
+ * FACILITATOR_URL is set, otherwise an in-process `x402Facilitator` whose signature
+ * checks run locally and whose settlements are sent with FACILITATOR_PRIVATE_KEY to
+ * SETTLEMENT_RPC_URL (default BASE_RPC_URL). Every call has a timeout, and every answer
+ * is checked with zod before it is trusted.
+ */
+import { z } from "zod";
+import { createWalletClient, http, publicActions, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { HTTPFacilitatorClient, type FacilitatorClient } from "@x402/core/server";
+import { x402Facilitator } from "@x402/core/facilitator";
+import { registerExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { toFacilitatorEvmSigner } from "@x402/evm";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { env } from "@/lib/config/env";
+
+export class FacilitatorError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "FacilitatorError";
+  }
+}
+
+const VerifyResponse = z.object({
+  isValid: z.boolean(),
+  invalidReason: z.string().optional(),
+  invalidMessage: z.string().optional(),
+  payer: z.string().optional(),
+}).passthrough();
+
+const SettleResponse = z.object({
+  success: z.boolean(),
+  errorReason: z.string().optional(),
+  errorMessage: z.string().optional(),
+  payer: z.string().optional(),
+  transaction: z.string(),
+  network: z.string(),
+}).passthrough();
+
+export type CheckedVerify = z.infer<typeof VerifyResponse>;
+export type CheckedSettle = z.infer<typeof SettleResponse>;
+
+async function timed<T>(what: string, p: Promise<T>): Promise<T> {
+  const ms = env().PAYMENT_TIMEOUT_MS;
+  let t: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        t = setTimeout(() => reject(new FacilitatorError(`${what} timed out after ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(t);
+  }
+}
+
+export function chainIdOf(network: string): number {
+  const m = network.match(/^eip155:(\d+)$/);
+  if (!m) throw new Error(`not an EVM network: ${network}`);
+  return Number(m[1]);
+}
+
+function buildClient(): FacilitatorClient | null {
+  const cfg = env();
+  if (cfg.FACILITATOR_URL) return new HTTPFacilitatorClient({ url: cfg.FACILITATOR_URL });
+  if (!cfg.FACILITATOR_PRIVATE_KEY) return null;
+  const rpc = cfg.SETTLEMENT_RPC_URL ?? cfg.BASE_RPC_URL;
+  const id = chainIdOf(cfg.X402_NETWORK);
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(cfg.FACILITATOR_PRIVATE_KEY as Hex),
+    chain: { id, name: cfg.X402_NETWORK, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpc] } } },
+    transport: http(rpc, { timeout: cfg.PAYMENT_TIMEOUT_MS, retryCount: 0 }),
+  }).extend(publicActions);
+  const facilitator = new x402Facilitator();
+  // The viem wallet client provides every method the EVM facilitator signer needs.
+  registerExactEvmScheme(facilitator, { signer: toFacilitatorEvmSigner(wallet as never), networks: cfg.X402_NETWORK as `${string}:${string}` });
+  return {
+    verify: (p, r) => facilitator.verify(p, r),
+    settle: (p, r) => facilitator.settle(p, r),
+    getSupported: async () => facilitator.getSupported(),
+  } as FacilitatorClient;
+}
+
+const KEY = Symbol.for("echo.x402.facilitator");
+type Holder = { [KEY]?: FacilitatorClient | null };
+
+/** The configured facilitator, or null when this instance cannot settle EVM payments. */
+export function facilitator(): FacilitatorClient | null {
+  const g = globalThis as Holder;
+  if (g[KEY] === undefined) g[KEY] = buildClient();
+  return g[KEY];
+}
+
+export async function verifyWithFacilitator(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedVerify> {
+  const f = facilitator();
+  if (!f) throw new FacilitatorError("no facilitator configured");
+  const raw = await timed("verify", f.verify(payload, req));
+  const parsed = VerifyResponse.safeParse(raw);
+  if (!parsed.success) throw new FacilitatorError("facilitator verify answer has an unexpected format");
+  return parsed.data;
+}
+
+export async function settleWithFacilitator(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle> {
+  const f = facilitator();
+  if (!f) throw new FacilitatorError("no facilitator configured");
+  const raw = await timed("settle", f.settle(payload, req));
+  const parsed = SettleResponse.safeParse(raw);
+  if (!parsed.success) throw new FacilitatorError("facilitator settle answer has an unexpected format");
+  return parsed.data;
+}

@@ -1,0 +1,32 @@
+/**
+ * Benchmarks printed as `name: value` lines, each target as a ratio against a baseline
+ * measured in the same run (never as timed assertions in the test suite).
+ *
+ *   npm run bench              all sections
+ *   npm run bench -- core      only the service-core figures (also: payments, mcp)
+ *
+ * Sections register themselves in scripts/bench/*.ts.
+ */
+import { ensureBuild } from "./start.mjs";
+import { coreBench } from "./bench/core";
+
+type Section = { name: string; run: () => Promise<void> };
+const sections: Section[] = [{ name: "core", run: coreBench }];
+
+async function main(): Promise<void> {
+  (ensureBuild as () => void)();
+  const wanted = process.argv.slice(2);
+  for (const s of sections) {
+    if (wanted.length && !wanted.includes(s.name)) continue;
+    console.log(`# ${s.name}`);
+    await s.run();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,89 @@
+/**
+ * Service-core figures (issue: service core):
+ * - cached paid endpoint vs the trivial static route of the same server, 50 connections;
+ * - cold-cache fan-in: 200 concurrent requests → requests per upstream resource;
+ * - cold-cache composite latency with injected upstream delays vs slowest and sum.
+ */
+import { startSimulator } from "@/lib/upstream-sim/server";
+import { startService } from "../../tests/helpers/service";
+import { load, report } from "./load";
+
+export const BENCH_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+
+export async function coreBench(): Promise<void> {
+  const sim = await startSimulator({ seed: 402 });
+  try {
+    await throughput(sim.env);
+    await fanIn(sim);
+    await coldLatency(sim);
+  } finally {
+    await sim.close();
+  }
+}
+
+async function throughput(simEnv: Record<string, string>): Promise<void> {
+  const svc = await startService({ env: { ...simEnv, LOG_LEVEL: "warn" } });
+  try {
+    const paid = `${svc.url}/v1/fng`;
+    const warm = await fetch(paid);
+    if (warm.status !== 200) throw new Error(`warm-up of /v1/fng answered ${warm.status}`);
+    const staticUrl = `${svc.url}/health/live`;
+    // Warm both routes (JIT, route compilation) before measuring.
+    await load({ url: staticUrl, connections: 50, seconds: 2 });
+    await load({ url: paid, connections: 50, seconds: 2 });
+    const base = await load({ url: staticUrl, connections: 50, seconds: BENCH_SECONDS });
+    const target = await load({ url: paid, connections: 50, seconds: BENCH_SECONDS });
+    report("static_route_rps", base.rps);
+    report("static_route_p50_ms", base.p50);
+    report("static_route_p99_ms", base.p99);
+    report("cached_paid_endpoint_rps", target.rps);
+    report("cached_paid_endpoint_p50_ms", target.p50);
+    report("cached_paid_endpoint_p99_ms", target.p99);
+    report("cached_paid_endpoint_errors", target.errors);
+    report("cached_vs_static_throughput_ratio", target.rps / base.rps);
+    report("cached_vs_static_p50_latency_ratio", base.p50 / target.p50);
+    report("cached_vs_static_p99_latency_ratio", base.p99 / target.p99);
+  } finally {
+    await svc.stop();
+  }
+}
+
+async function fanIn(sim: Awaited<ReturnType<typeof startSimulator>>): Promise<void> {
+  const svc = await startService({ env: { ...sim.env, LOG_LEVEL: "warn" } });
+  try {
+    sim.resetCounts();
+    const statuses = await Promise.all(Array.from({ length: 200 }, () => fetch(`${svc.url}/v1/sentiment`).then((r) => r.status)));
+    const counts = Object.values(sim.counts());
+    report("fanin_requests", statuses.length);
+    report("fanin_ok_responses", statuses.filter((s) => s === 200).length);
+    report("fanin_upstream_resources", counts.length);
+    report("fanin_max_requests_per_resource", Math.max(...counts));
+  } finally {
+    await svc.stop();
+  }
+}
+
+async function coldLatency(sim: Awaited<ReturnType<typeof startSimulator>>): Promise<void> {
+  const delays = { alternative: 300, coingecko: 600, horizon: 900 };
+  for (const [p, ms] of Object.entries(delays)) sim.setFault(p, { mode: "delay", ms });
+  const svc = await startService({ env: { ...sim.env, LOG_LEVEL: "warn" } });
+  try {
+    // Prime everything the composite does not depend on (route code, DB) without
+    // touching the sentiment upstreams.
+    await fetch(`${svc.url}/health`);
+    const t0 = performance.now();
+    const res = await fetch(`${svc.url}/v1/sentiment`);
+    const ms = performance.now() - t0;
+    if (res.status !== 200) throw new Error(`/v1/sentiment answered ${res.status}`);
+    const slowest = Math.max(...Object.values(delays));
+    const sum = Object.values(delays).reduce((a, b) => a + b, 0);
+    report("composite_cold_latency_ms", ms);
+    report("composite_slowest_upstream_ms", slowest);
+    report("composite_sum_of_upstreams_ms", sum);
+    report("composite_latency_vs_slowest_ratio", ms / slowest);
+    report("composite_latency_vs_sum_ratio", ms / sum);
+  } finally {
+    sim.clearFaults();
+    await svc.stop();
+  }
+}

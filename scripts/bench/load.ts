@@ -1,0 +1,91 @@
+/**
+ * A small closed-loop HTTP load generator: `connections` keep-alive sockets, each sending
+ * the next request as soon as the previous answer arrived, for `seconds`. Reports
+ * throughput and latency percentiles. The same generator measures the baseline and the
+ * target in one run, so its own overhead cancels out in the ratios.
+ */
+import http from "node:http";
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  statuses: Record<number, number>;
+}
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  seconds: number;
+  headers?: Record<string, string>;
+  /** Build headers per request (e.g. a fresh payment each call). */
+  headersFor?: (i: number) => Promise<Record<string, string>> | Record<string, string>;
+  method?: string;
+}
+
+function once(agent: http.Agent, url: URL, headers: Record<string, string>, method: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export async function load(o: LoadOptions): Promise<LoadResult> {
+  const url = new URL(o.url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: o.connections });
+  const latencies: number[] = [];
+  const statuses: Record<number, number> = {};
+  let errors = 0;
+  let n = 0;
+  const deadline = performance.now() + o.seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: o.connections }, async () => {
+      while (performance.now() < deadline) {
+        const i = n++;
+        const headers = { ...o.headers, ...(o.headersFor ? await o.headersFor(i) : {}) };
+        const t0 = performance.now();
+        try {
+          const status = await once(agent, url, headers, o.method ?? "GET");
+          statuses[status] = (statuses[status] ?? 0) + 1;
+          if (status >= 400) errors++;
+          latencies.push(performance.now() - t0);
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    errors,
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    statuses,
+  };
+}
+
+/** Prints one `name: value` line. */
+export function report(name: string, value: number | string, unit = ""): void {
+  const v = typeof value === "number" ? (Number.isInteger(value) ? String(value) : value.toFixed(value < 10 ? 3 : 1)) : value;
+  console.log(`${name}: ${v}${unit ? ` ${unit}` : ""}`);
+}

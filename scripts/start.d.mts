@@ -1,0 +1,2 @@
+export function ensureBuild(): void;
+export function buildIsFresh(): boolean;

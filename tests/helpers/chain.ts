@@ -1,0 +1,136 @@
+/**
+ * A local EVM chain for payment tests: Hardhat 2 (`hardhat node`, chain id 8453) with an
+ * EIP-3009 USDC-like token compiled by solc-js and placed at the real Base USDC address,
+ * plus Multicall3's tryAggregate at its canonical address. Real signatures, real
+ * settlement transactions, real balances.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import net from "node:net";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { createPublicClient, createWalletClient, defineChain, http, parseAbi, type Address, type Hex } from "viem";
+import { mnemonicToAccount, type HDAccount } from "viem/accounts";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const require = createRequire(import.meta.url);
+
+export const BASE_USDC: Address = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+export const MULTICALL3: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
+const MNEMONIC = "test test test test test test test test test test test junk";
+
+export const usdcAbi = parseAbi([
+  "function balanceOf(address) view returns (uint256)",
+  "function mint(address to, uint256 value)",
+  "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
+  "function name() view returns (string)",
+  "function version() view returns (string)",
+]);
+
+let compiled: { usdc: Hex; multicall: Hex } | undefined;
+
+/** Runtime bytecode of the test token and Multicall3Lite (solc-js, offline). */
+export function compileContracts(): { usdc: Hex; multicall: Hex } {
+  if (compiled) return compiled;
+  const solc = require("solc") as { compile(input: string): string };
+  const source = readFileSync(join(root, "tests/chain/TestUSDC.sol"), "utf8");
+  const out = JSON.parse(
+    solc.compile(
+      JSON.stringify({
+        language: "Solidity",
+        sources: { "TestUSDC.sol": { content: source } },
+        settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: "cancun", outputSelection: { "*": { "*": ["evm.deployedBytecode.object"] } } },
+      }),
+    ),
+  ) as { errors?: Array<{ severity: string; formattedMessage: string }>; contracts: Record<string, Record<string, { evm: { deployedBytecode: { object: string } } }>> };
+  const errors = (out.errors ?? []).filter((e) => e.severity === "error");
+  if (errors.length) throw new Error(errors.map((e) => e.formattedMessage).join("\n"));
+  const c = out.contracts["TestUSDC.sol"]!;
+  compiled = { usdc: `0x${c.TestUSDC!.evm.deployedBytecode.object}`, multicall: `0x${c.Multicall3Lite!.evm.deployedBytecode.object}` };
+  return compiled;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
+
+export const localBase = (rpcUrl: string) =>
+  defineChain({ id: 8453, name: "Base (local)", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+
+export interface Chain {
+  rpcUrl: string;
+  /** accounts[0] is the facilitator (pays gas); others are payers / receivers. */
+  accounts: HDAccount[];
+  privateKey(index: number): Hex;
+  publicClient: ReturnType<typeof createPublicClient>;
+  usdcBalance(addr: Address): Promise<bigint>;
+  mintUsdc(to: Address, amount: bigint): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startChain(): Promise<Chain> {
+  const code = compileContracts();
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [join(root, "node_modules/hardhat/internal/cli/bootstrap.js"), "node", "--config", join(root, "tests/chain/hardhat.config.cjs"), "--hostname", "127.0.0.1", "--port", String(port)],
+    { cwd: join(root, "tests/chain"), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: "true", DO_NOT_TRACK: "1" } },
+  );
+  let out = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`hardhat node did not start:\n${out.slice(-3000)}`)), 60_000);
+    const check = () => {
+      if (out.includes("Started HTTP and WebSocket JSON-RPC server")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on("data", check);
+    child.on("exit", (c) => {
+      clearTimeout(timer);
+      reject(new Error(`hardhat node exited with ${c}:\n${out.slice(-3000)}`));
+    });
+  });
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  const chain = localBase(rpcUrl);
+  const publicClient = createPublicClient({ chain, transport: http(rpcUrl, { retryCount: 0 }) });
+  const rpc = (method: string, params: unknown[]) =>
+    fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) }).then(async (r) => {
+      const j = (await r.json()) as { error?: { message: string }; result?: unknown };
+      if (j.error) throw new Error(`${method}: ${j.error.message}`);
+      return j.result;
+    });
+  await rpc("hardhat_setCode", [BASE_USDC, code.usdc]);
+  await rpc("hardhat_setCode", [MULTICALL3, code.multicall]);
+  const accounts = Array.from({ length: 10 }, (_, i) => mnemonicToAccount(MNEMONIC, { addressIndex: i }));
+  const minter = createWalletClient({ account: accounts[9]!, chain, transport: http(rpcUrl, { retryCount: 0 }) });
+  return {
+    rpcUrl,
+    accounts,
+    privateKey: (i) => `0x${Buffer.from(accounts[i]!.getHdKey().privateKey!).toString("hex")}` as Hex,
+    publicClient,
+    usdcBalance: (addr) => publicClient.readContract({ address: BASE_USDC, abi: usdcAbi, functionName: "balanceOf", args: [addr] }),
+    mintUsdc: async (to, amount) => {
+      const hash = await minter.writeContract({ address: BASE_USDC, abi: usdcAbi, functionName: "mint", args: [to, amount] });
+      await publicClient.waitForTransactionReceipt({ hash });
+    },
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+        if (child.exitCode === null) child.kill("SIGKILL");
+      }
+    },
+  };
+}

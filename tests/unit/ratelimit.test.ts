@@ -1,0 +1,48 @@
+/**
+ * Fixed-window limits: the in-process limiter and @upstash/ratelimit over a real Redis
+ * connection (127.0.0.1:6379, skipped when absent) must both allow exactly `limit`
+ * requests of a concurrent burst and report Retry-After for the rest.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { resetEnvForTests } from "@/lib/config/env";
+import { rateLimit, rateLimitHeaders } from "@/lib/limits/ratelimit";
+import { hasRedis, REDIS_URL } from "../helpers/services";
+
+const redisUp = await hasRedis();
+const LIMITER = Symbol.for("echo.limiter");
+
+function useMode(redis: boolean): void {
+  delete (globalThis as Record<symbol, unknown>)[LIMITER];
+  if (redis) process.env.REDIS_URL = REDIS_URL;
+  else delete process.env.REDIS_URL;
+  process.env.SAMPLE_LIMIT_PER_HOUR = "10";
+  resetEnvForTests();
+}
+
+afterAll(() => {
+  delete process.env.REDIS_URL;
+  delete (globalThis as Record<symbol, unknown>)[LIMITER];
+  resetEnvForTests();
+});
+
+for (const mode of ["memory", "redis"] as const) {
+  describe.skipIf(mode === "redis" && !redisUp)(`rate limit (${mode})`, () => {
+    it("allows exactly 10 of 25 concurrent calls in one fixed window", async () => {
+      useMode(mode === "redis");
+      const ip = `203.0.113.${Math.floor(Math.random() * 250)}-${randomUUID()}`;
+      const results = await Promise.all(Array.from({ length: 25 }, () => rateLimit("sample", ip)));
+      expect(results.filter((r) => r.success)).toHaveLength(10);
+      const refused = results.find((r) => !r.success)!;
+      expect(refused.remaining).toBe(0);
+      const windowEnd = Math.ceil(Date.now() / 3_600_000) * 3_600_000;
+      expect(Math.abs(refused.reset - windowEnd)).toBeLessThan(2000);
+      const h = rateLimitHeaders(refused, 3600);
+      expect(Number(h["Retry-After"])).toBeGreaterThan(0);
+      expect(Number(h["Retry-After"])).toBeLessThanOrEqual(3600);
+      expect(h["RateLimit-Limit"]).toBe("10");
+      // Another client is counted separately.
+      expect((await rateLimit("sample", `${ip}-other`)).success).toBe(true);
+    });
+  });
+}
