@@ -14,7 +14,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import next from "next";
-import { env } from "@/lib/config/env";
+import { env, resetEnvForTests as rereadEnv } from "@/lib/config/env";
 import { CLIENT_IP_HEADER, deriveClientIp } from "@/lib/http/client-ip";
 import { log } from "@/lib/log";
 
@@ -30,6 +30,7 @@ async function main(): Promise<void> {
     const sim = await startSimulator({ seed: cfg.SIM_SEED });
     // Adapters read their base URLs from the environment at call time.
     for (const [k, v] of Object.entries(sim.env)) process.env[k] = v;
+    rereadEnv();
     closeSim = sim.close;
     log.info("simulator.started", { url: sim.url });
   }

@@ -1,0 +1,105 @@
+/**
+ * Payment helpers for tests: the official clients (v2 `@x402/fetch`, v1 `x402-fetch`)
+ * and hand-built EIP-3009 authorizations for the refusal cases (each signed for real
+ * with viem; nothing about the signature check is mocked).
+ */
+import { randomBytes } from "node:crypto";
+import { createWalletClient, http, publicActions, type Address, type Hex } from "viem";
+import type { HDAccount } from "viem/accounts";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { toClientEvmSigner } from "@x402/evm";
+import { wrapFetchWithPayment as wrapFetchV1 } from "x402-fetch";
+import { BASE_USDC, localBase } from "./chain";
+
+export function v2Fetch(account: HDAccount, rpcUrl: string): typeof fetch {
+  const wallet = createWalletClient({ account, chain: localBase(rpcUrl), transport: http(rpcUrl, { retryCount: 0 }) }).extend(publicActions);
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: toClientEvmSigner(account, wallet as never) });
+  return wrapFetchWithPayment(fetch, client) as typeof fetch;
+}
+
+export function v1Fetch(account: HDAccount, rpcUrl: string, maxValue = 30_000_000n): typeof fetch {
+  const wallet = createWalletClient({ account, chain: localBase(rpcUrl), transport: http(rpcUrl, { retryCount: 0 }) }).extend(publicActions);
+  return wrapFetchV1(fetch, wallet as never, maxValue) as unknown as typeof fetch;
+}
+
+export interface AuthorizationInput {
+  to: Address;
+  value: bigint;
+  validAfter?: bigint;
+  validBefore?: bigint;
+  nonce?: Hex;
+  verifyingContract?: Address;
+  chainId?: number;
+}
+
+export async function signAuthorization(account: HDAccount, a: AuthorizationInput) {
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  const authorization = {
+    from: account.address,
+    to: a.to,
+    value: a.value,
+    validAfter: a.validAfter ?? now - 600n,
+    validBefore: a.validBefore ?? now + 600n,
+    nonce: a.nonce ?? (`0x${randomBytes(32).toString("hex")}` as Hex),
+  };
+  const signature = await account.signTypedData({
+    domain: { name: "USD Coin", version: "2", chainId: a.chainId ?? 8453, verifyingContract: a.verifyingContract ?? BASE_USDC },
+    types: {
+      TransferWithAuthorization: [
+        { name: "from", type: "address" },
+        { name: "to", type: "address" },
+        { name: "value", type: "uint256" },
+        { name: "validAfter", type: "uint256" },
+        { name: "validBefore", type: "uint256" },
+        { name: "nonce", type: "bytes32" },
+      ],
+    },
+    primaryType: "TransferWithAuthorization",
+    message: authorization,
+  });
+  return {
+    signature,
+    authorization: {
+      from: authorization.from,
+      to: authorization.to,
+      value: authorization.value.toString(),
+      validAfter: authorization.validAfter.toString(),
+      validBefore: authorization.validBefore.toString(),
+      nonce: authorization.nonce,
+    },
+  };
+}
+
+export interface Requirement {
+  scheme: string;
+  network: string;
+  amount: string;
+  asset: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  extra: Record<string, unknown>;
+}
+
+/** v2 PAYMENT-SIGNATURE header value. */
+export function v2Header(accepted: Requirement, payload: unknown, resource = "http://localhost/"): string {
+  return Buffer.from(JSON.stringify({ x402Version: 2, resource: { url: resource, description: "", mimeType: "application/json" }, accepted, payload })).toString("base64");
+}
+
+/** v1 X-PAYMENT header value. */
+export function v1Header(payload: unknown, network = "base"): string {
+  return Buffer.from(JSON.stringify({ x402Version: 1, scheme: "exact", network, payload })).toString("base64");
+}
+
+/** The v2 requirement a 402 response carries in its PAYMENT-REQUIRED header. */
+export function requirementFrom(res: Response): { accepts: Requirement[]; error?: string } {
+  const h = res.headers.get("payment-required");
+  if (!h) throw new Error(`no PAYMENT-REQUIRED header (status ${res.status})`);
+  return JSON.parse(Buffer.from(h, "base64").toString("utf8"));
+}
+
+export function decodeB64Json<T = Record<string, unknown>>(v: string | null): T {
+  if (!v) throw new Error("missing header");
+  return JSON.parse(Buffer.from(v, "base64").toString("utf8")) as T;
+}
