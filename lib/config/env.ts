@@ -5,6 +5,7 @@
  * `CONFIG_DOCS` by a test, so a setting cannot be added without being documented.
  */
 import { z } from "zod";
+import { parseWeights } from "@/lib/market/signals/sentiment";
 
 const bool = z
   .enum(["1", "0", "true", "false", "yes", "no", ""])
@@ -25,7 +26,17 @@ const schema = z.object({
   UPSTREAM_MODE: z.enum(["live", "simulated"]).default("live"),
   UPSTREAM_TIMEOUT_MS: positiveInt.default(6000),
   SIM_SEED: z.coerce.number().int().default(402),
-  SENTIMENT_WEIGHTS: z.string().optional(),
+  SENTIMENT_WEIGHTS: z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      // Checked here so a bad setting stops the server at start, not a request later.
+      try {
+        parseWeights(v);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: (err as Error).message });
+      }
+    }),
 
   FNG_BASE_URL: z.url().default("https://api.alternative.me"),
   COINGECKO_BASE_URL: z.url().default("https://api.coingecko.com"),

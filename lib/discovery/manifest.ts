@@ -4,6 +4,7 @@
  * depend on the database (the attestation key) degrade to null instead of failing.
  */
 import { PRODUCTS } from "@/lib/catalog";
+import { PUBLIC_FREE_ENDPOINTS } from "@/lib/catalog/free";
 import type { ParamSet } from "@/lib/catalog/params";
 import { env } from "@/lib/config/env";
 import { publicAttestationKey } from "@/lib/attestation";
@@ -48,7 +49,7 @@ export async function manifest(req?: Request): Promise<Record<string, unknown>> 
       tool: p.tool ? { name: p.tool.name, price_usd: usd6(p.tool.price) } : null,
       params: Object.entries(p.params as ParamSet).map(([name, param]) => ({ name, in: "query", ...param.doc })),
     })),
-    free_endpoints: ["/v1/sample", "/v1/manifest", "/v1/free-key", "/health"],
+    free_endpoints: PUBLIC_FREE_ENDPOINTS.map((e) => e.path),
     attestation_public_key: key,
     ts: new Date().toISOString(),
   };

@@ -1,5 +1,6 @@
 /** Service info JSON served at "/" to agents (Accept: application/json). */
 import { PRODUCTS } from "@/lib/catalog";
+import { PUBLIC_FREE_ENDPOINTS } from "@/lib/catalog/free";
 import { baseUrl } from "@/lib/http/base-url";
 
 export async function serviceInfo(req: Request): Promise<Record<string, unknown>> {
@@ -11,6 +12,6 @@ export async function serviceInfo(req: Request): Promise<Record<string, unknown>
     base_url: base,
     mcp_url: `${base}/mcp`,
     endpoints: PRODUCTS.map((p) => ({ path: p.path, price_usd: p.httpPrice, tool: p.tool?.name ?? null })),
-    free: ["/v1/sample", "/v1/manifest", "/v1/free-key", "/health"],
+    free: PUBLIC_FREE_ENDPOINTS.map((e) => e.path),
   };
 }

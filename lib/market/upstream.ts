@@ -74,10 +74,17 @@ export function buildUrl(provider: Provider, path: string, query: Query = {}): U
   return url;
 }
 
+/**
+ * What errors and logs may show of a request: the path relative to the configured base
+ * URL (the base itself may embed a key, as Alchemy/Infura RPC URLs do) and the query
+ * with secret parameters masked.
+ */
 function redact(provider: Provider, url: URL): string {
   const copy = new URL(url);
   for (const p of provider.secretParams ?? []) if (copy.searchParams.has(p)) copy.searchParams.set(p, "***");
-  return `${copy.pathname}${copy.search}`;
+  const basePath = new URL(provider.baseUrl()).pathname.replace(/\/+$/, "");
+  const rel = copy.pathname.startsWith(basePath) ? copy.pathname.slice(basePath.length) : copy.pathname;
+  return `${provider.name}:${rel || "/"}${copy.search}`;
 }
 
 /** Summarises a zod error in one line (path: message; ...). */

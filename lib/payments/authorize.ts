@@ -4,8 +4,8 @@
  * (facilitator for EVM; offline stellar-sdk checks for XLM), and hand back `settle`
  * (called only after the handler succeeded) and `release` (called when it failed).
  */
-import type { AnyProduct } from "@/lib/catalog/types";
-import type { Surface } from "@/lib/access/credentials";
+import type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
+import { authorizeSvmPayment, isSvmNetwork } from "@/lib/payments/svm";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -15,21 +15,7 @@ import { FacilitatorError, settleWithFacilitator, verifyWithFacilitator } from "
 import { XLM_SCHEME, stellarNetworkId } from "@/lib/payments/xlm/quote";
 import { submitXlmPayment, verifyXlmPayment } from "@/lib/payments/xlm/verify";
 
-export interface AuthorizedPayment {
-  kind: "x402" | "xlm";
-  paymentId: string;
-  payer: string | null;
-  settle(): Promise<{ txHash: string; headers: Record<string, string> }>;
-  release(): Promise<void>;
-}
-
-export interface PaymentInput {
-  payload: string;
-  product: AnyProduct;
-  surface: Surface;
-  priceUsd: string;
-  resource: string;
-}
+export type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
 
 function unavailable(message: string): ApiError {
   return new ApiError("service_unavailable", message, { headers: { "Retry-After": "10" }, extra: { retry_after: 10 } });
@@ -43,6 +29,7 @@ export async function authorizePayment(input: PaymentInput): Promise<AuthorizedP
   if (requirements.length === 0) throw new ApiError("payment_invalid", "x402 payments are not configured on this instance; use a bundle or a free-tier key.");
   const req = requirements.find((r) => r.network === decoded.network);
   if (!req) throw new ApiError("payment_invalid", `Wrong network ${decoded.network}; accepted: ${requirements.map((r) => r.network).join(", ")}.`);
+  if (isSvmNetwork(req.network)) return authorizeSvmPayment(decoded, req, input);
   const auth = checkExactEvm(decoded, req);
   const resource = { url: input.resource, description: input.product.description, mimeType: "application/json" };
   const payload = toFacilitatorPayload(decoded, req, resource);

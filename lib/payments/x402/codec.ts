@@ -13,6 +13,8 @@ import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
 import { usdToAtomic } from "@/lib/payments/price";
+import { svmRequirements } from "@/lib/payments/svm";
+
 
 /** CAIP-2 ↔ x402 v1 network names. */
 const V1_NAMES: Record<string, string> = {
@@ -58,6 +60,7 @@ export function buildRequirements(priceUsd: string): PaymentRequirements[] {
       extra: { name: cfg.USDC_EIP712_NAME, version: cfg.USDC_EIP712_VERSION },
     });
   }
+  out.push(...svmRequirements(priceUsd));
   return out;
 }
 

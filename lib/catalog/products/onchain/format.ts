@@ -1,0 +1,31 @@
+/** Number formatting shared by the on-chain products (unknown stays null, never 0/NaN). */
+
+/** Rounds to `digits` significant digits (gas on Base is ~0.005 gwei, on Ethereum ~20). */
+export function sig(x: number, digits = 6): number {
+  if (!Number.isFinite(x) || x === 0) return x;
+  const r = Number(x.toPrecision(digits));
+  return Object.is(r, -0) ? 0 : r;
+}
+
+/** `sig` that keeps null/undefined/non-finite as null. */
+export function sigOrNull(x: number | null | undefined, digits = 6): number | null {
+  return x === null || x === undefined || !Number.isFinite(x) ? null : sig(x, digits);
+}
+
+/** Rounds to `places` decimals; null stays null. */
+export function dpOrNull(x: number | null | undefined, places = 2): number | null {
+  if (x === null || x === undefined || !Number.isFinite(x)) return null;
+  const r = Math.round(x * 10 ** places) / 10 ** places;
+  return Object.is(r, -0) ? 0 : r;
+}
+
+/** Wei (bigint) to gwei as a number, exact to the wei for realistic gas prices. */
+export function weiToGwei(wei: bigint): number {
+  return Number(wei / 1_000_000_000n) + Number(wei % 1_000_000_000n) / 1e9;
+}
+
+/** Base units (bigint) to a decimal number with `decimals` places (balances for display). */
+export function unitsToNumber(units: bigint, decimals: number): number {
+  const scale = 10n ** BigInt(decimals);
+  return Number(units / scale) + Number(units % scale) / Number(scale);
+}

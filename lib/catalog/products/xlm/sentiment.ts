@@ -1,0 +1,24 @@
+// GET /v1/sentiment — composite XLM sentiment from Fear & Greed, SDEX order flow and 24h momentum.
+import { defineProduct } from "@/lib/catalog/types";
+import { xlmSnapshot, xlmSnapshotSchema } from "@/lib/market/xlm/snapshot";
+
+export const sentiment = defineProduct({
+  id: "sentiment",
+  path: "/v1/sentiment",
+  title: "XLM composite sentiment",
+  description:
+    "Composite XLM sentiment in [-1, 1] (positive = bullish) from the Fear & Greed index, the SDEX XLM/USDC order-flow imbalance and 24h price momentum, with the per-component breakdown (score, raw value, weight used, status), live price, SDEX mid and spread. A component whose source is down is marked unavailable and the other weights are renormalised.",
+  tags: ["sentiment", "xlm"],
+  kind: "data",
+  httpPrice: "0.005",
+  // The free MCP tool get_xlm_sentiment returns the same snapshot; it has no path.
+  tool: null,
+  credits: 1,
+  freeTier: true,
+  params: {},
+  output: xlmSnapshotSchema,
+  // The book changes every ledger (~5.5 s); 15 s keeps the order-flow component fresh.
+  cacheTtlSeconds: 15,
+  sources: ["alternative", "horizon", "coingecko"],
+  handler: (_params, ctx) => xlmSnapshot(ctx.now),
+});

@@ -1,0 +1,4 @@
+/** Simulated providers of the markets family. */
+import type { SimProvider } from "@/lib/upstream-sim/server";
+
+export const MARKETS_SIMS: SimProvider[] = [];
