@@ -1,6 +1,8 @@
 import type { NextConfig } from "next";
 
 const config: NextConfig = {
+  // Separate build folders let several checkouts' test runs build side by side.
+  distDir: process.env.NEXT_DIST_DIR || ".next",
   poweredByHeader: false,
   reactStrictMode: true,
   // `npm test` type-checks the whole project first (tsc --noEmit); the build does not
