@@ -22,6 +22,7 @@ import {
   USDC_ISSUER,
 } from "@/lib/upstream-sim/providers/horizon-chain";
 import { tradeAggregationsRoute, tradesRoute } from "@/lib/upstream-sim/providers/horizon-trades";
+import { submitRoute } from "@/lib/upstream-sim/providers/horizon-submit";
 
 /** Lumens in existence since inflation ended (constant on the real network). */
 export const TOTAL_COINS = "105443902087.3472865";
@@ -184,6 +185,7 @@ export const horizonSim: SimProvider = {
     if (p === "/trade_aggregations") return tradeAggregationsRoute(req, world);
     if (p === "/ledgers") return ledgersRoute(req, world);
     if (p === "/fee_stats") return feeStatsRoute(req, world);
+    if (p === "/transactions" && req.method === "POST") return submitRoute(req, world);
     return null;
   },
 };
