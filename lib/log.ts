@@ -2,7 +2,8 @@
  * Structured JSON-line logging. Callers pass fields, never raw credentials: any field
  * whose name looks like a secret is redacted before it is written.
  */
-const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
+// "notice" (life-cycle lines such as server.ready) prints at every level but silent.
+const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, notice: 50, silent: 100 } as const;
 type Level = Exclude<keyof typeof LEVELS, "silent">;
 const SECRET = /token|key|secret|payment|signature|authorization|password/i;
 
@@ -24,4 +25,5 @@ export const log = {
   info: (event: string, fields?: Record<string, unknown>) => write("info", event, fields),
   warn: (event: string, fields?: Record<string, unknown>) => write("warn", event, fields),
   error: (event: string, fields?: Record<string, unknown>) => write("error", event, fields),
+  notice: (event: string, fields?: Record<string, unknown>) => write("notice", event, fields),
 };

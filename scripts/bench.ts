@@ -9,9 +9,15 @@
  */
 import { ensureBuild } from "./start.mjs";
 import { coreBench } from "./bench/core";
+import { paymentsBench } from "./bench/payments";
+import { mcpBench } from "./bench/mcp";
 
 type Section = { name: string; run: () => Promise<void> };
-const sections: Section[] = [{ name: "core", run: coreBench }];
+const sections: Section[] = [
+  { name: "core", run: coreBench },
+  { name: "payments", run: paymentsBench },
+  { name: "mcp", run: mcpBench },
+];
 
 async function main(): Promise<void> {
   (ensureBuild as () => void)();

@@ -15,8 +15,8 @@
 import type { AnyProduct } from "@/lib/catalog/types";
 import type { Credential, Surface } from "@/lib/access/credentials";
 import { buildRequirement, PaymentRequiredError, priceFor } from "@/lib/access/payment-required";
-import { consumeKeyCall, keyUsage, type KeyUsage } from "@/lib/access/keys";
-import { bundleState, consumeCredits } from "@/lib/access/bundles";
+import { consumeKeyCall, lookupKey, nextUtcMidnight, type KeyUsage } from "@/lib/access/keys";
+import { bundleState, consumeCredits, lookupBundle } from "@/lib/access/bundles";
 import { writeReceipt } from "@/lib/access/receipts";
 import { ApiError, type ErrorCode } from "@/lib/errors";
 import { authorizePayment, type AuthorizedPayment } from "@/lib/payments/authorize";
@@ -74,18 +74,18 @@ async function keyGrant(req: AccessRequest, key: string): Promise<Grant> {
   if (!product.freeTier) {
     throw await requirementError(req, "free_tier_not_covered", `The free tier covers standard endpoints; ${product.path} is a premium report. Pay per call or use a bundle.`);
   }
-  const usage = await keyUsage(key);
-  if (!usage) throw await requirementError(req, "invalid_credential", "Unknown API key. Mint one with GET /v1/free-key.");
-  if (usage.remaining <= 0) throw await exhaustedKey(req, usage);
+  const k = await lookupKey(key);
+  if (!k) throw await requirementError(req, "invalid_credential", "Unknown API key. Mint one with GET /v1/free-key.");
+  const usage = (used: number): KeyUsage => ({ id: k.id, used, quota: k.quota, remaining: Math.max(0, k.quota - used), resetAt: nextUtcMidnight() });
+  if (k.exhausted) throw await exhaustedKey(req, usage(k.quota));
   return {
     kind: "api_key",
-    headers: quotaHeaders(usage),
+    headers: quotaHeaders(usage(k.used)),
     payment: null,
     commit: async () => {
-      const after = await consumeKeyCall(usage.id);
-      if (!after) throw await exhaustedKey(req, { ...usage, used: usage.quota, remaining: 0 });
-      const receipt = await writeReceipt({ product: product.id, surface: req.surface, credentialKind: "api_key", credits: 1, apiKeyId: usage.id });
-      return { ...quotaHeaders(after), "X-Receipt-Id": receipt };
+      const done = await consumeKeyCall(key, k.id, { product: product.id, surface: req.surface });
+      if (!done) throw await exhaustedKey(req, usage(k.quota));
+      return { ...quotaHeaders(done.usage), "X-Receipt-Id": done.receiptId };
     },
     release: async () => undefined,
   };
@@ -94,7 +94,7 @@ async function keyGrant(req: AccessRequest, key: string): Promise<Grant> {
 async function bundleGrant(req: AccessRequest, token: string): Promise<Grant> {
   const { product } = req;
   if (product.kind === "bundle") throw await requirementError(req, "payment_required", "Bundles are bought with a payment, not with another bundle.");
-  const state = await bundleState(token);
+  const state = await lookupBundle(token);
   if (!state) throw await requirementError(req, "invalid_credential", "Unknown bundle token.");
   const cost = product.credits;
   const exhausted = async (remaining: number) =>
@@ -107,13 +107,9 @@ async function bundleGrant(req: AccessRequest, token: string): Promise<Grant> {
     headers: { "X-Bundle-Credits-Remaining": String(state.remaining) },
     payment: null,
     commit: async () => {
-      const left = await consumeCredits(state.id, cost);
-      if (left === null) {
-        const now = await bundleState(token);
-        throw await exhausted(now?.remaining ?? 0);
-      }
-      const receipt = await writeReceipt({ product: product.id, surface: req.surface, credentialKind: "bundle", credits: cost, bundleId: state.id });
-      return { "X-Bundle-Credits-Remaining": String(left), "X-Bundle-Credits-Charged": String(cost), "X-Receipt-Id": receipt };
+      const done = await consumeCredits(token, state.id, cost, { product: product.id, surface: req.surface });
+      if (!done) throw await exhausted((await bundleState(token))?.remaining ?? 0);
+      return { "X-Bundle-Credits-Remaining": String(done.remaining), "X-Bundle-Credits-Charged": String(cost), "X-Receipt-Id": done.receiptId };
     },
     release: async () => undefined,
   };

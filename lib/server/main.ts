@@ -73,13 +73,13 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  log.info("server.ready", { url: localUrl, port, mode: cfg.UPSTREAM_MODE, database: cfg.DATABASE_URL ? "postgres" : "pglite" });
+  log.notice("server.ready", { url: localUrl, port, mode: cfg.UPSTREAM_MODE, database: cfg.DATABASE_URL ? "postgres" : "pglite" });
 
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    log.info("server.stopping", { signal });
+    log.notice("server.stopping", { signal });
     server.close();
     server.closeIdleConnections();
     // The routes' database handle lives on globalThis (lib/db/client.ts); close it so

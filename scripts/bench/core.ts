@@ -5,7 +5,7 @@
  * - cold-cache composite latency with injected upstream delays vs slowest and sum.
  */
 import { startSimulator } from "@/lib/upstream-sim/server";
-import { startService } from "../../tests/helpers/service";
+import { startService, type Service } from "../../tests/helpers/service";
 import { load, report } from "./load";
 
 export const BENCH_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -21,18 +21,27 @@ export async function coreBench(): Promise<void> {
   }
 }
 
+/** A free-tier key on a service whose daily quota is raised for load tests. */
+async function benchKey(svc: Service): Promise<Record<string, string>> {
+  const key = (await (await fetch(`${svc.url}/v1/free-key`)).json()).api_key as string;
+  return { "X-Api-Key": key };
+}
+
+const BENCH_ENV = { LOG_LEVEL: "warn", FREE_KEY_DAILY_QUOTA: "1000000000" };
+
 async function throughput(simEnv: Record<string, string>): Promise<void> {
-  const svc = await startService({ env: { ...simEnv, LOG_LEVEL: "warn" } });
+  const svc = await startService({ env: { ...simEnv, ...BENCH_ENV } });
   try {
     const paid = `${svc.url}/v1/fng`;
-    const warm = await fetch(paid);
+    const headers = await benchKey(svc);
+    const warm = await fetch(paid, { headers });
     if (warm.status !== 200) throw new Error(`warm-up of /v1/fng answered ${warm.status}`);
     const staticUrl = `${svc.url}/health/live`;
     // Warm both routes (JIT, route compilation) before measuring.
     await load({ url: staticUrl, connections: 50, seconds: 2 });
-    await load({ url: paid, connections: 50, seconds: 2 });
+    await load({ url: paid, connections: 50, seconds: 2, headers });
     const base = await load({ url: staticUrl, connections: 50, seconds: BENCH_SECONDS });
-    const target = await load({ url: paid, connections: 50, seconds: BENCH_SECONDS });
+    const target = await load({ url: paid, connections: 50, seconds: BENCH_SECONDS, headers });
     report("static_route_rps", base.rps);
     report("static_route_p50_ms", base.p50);
     report("static_route_p99_ms", base.p99);
@@ -49,10 +58,11 @@ async function throughput(simEnv: Record<string, string>): Promise<void> {
 }
 
 async function fanIn(sim: Awaited<ReturnType<typeof startSimulator>>): Promise<void> {
-  const svc = await startService({ env: { ...sim.env, LOG_LEVEL: "warn" } });
+  const svc = await startService({ env: { ...sim.env, ...BENCH_ENV } });
   try {
+    const headers = await benchKey(svc);
     sim.resetCounts();
-    const statuses = await Promise.all(Array.from({ length: 200 }, () => fetch(`${svc.url}/v1/sentiment`).then((r) => r.status)));
+    const statuses = await Promise.all(Array.from({ length: 200 }, () => fetch(`${svc.url}/v1/sentiment`, { headers }).then((r) => r.status)));
     const counts = Object.values(sim.counts());
     report("fanin_requests", statuses.length);
     report("fanin_ok_responses", statuses.filter((s) => s === 200).length);
@@ -66,13 +76,14 @@ async function fanIn(sim: Awaited<ReturnType<typeof startSimulator>>): Promise<v
 async function coldLatency(sim: Awaited<ReturnType<typeof startSimulator>>): Promise<void> {
   const delays = { alternative: 300, coingecko: 600, horizon: 900 };
   for (const [p, ms] of Object.entries(delays)) sim.setFault(p, { mode: "delay", ms });
-  const svc = await startService({ env: { ...sim.env, LOG_LEVEL: "warn" } });
+  const svc = await startService({ env: { ...sim.env, ...BENCH_ENV } });
   try {
-    // Prime everything the composite does not depend on (route code, DB) without
-    // touching the sentiment upstreams.
-    await fetch(`${svc.url}/health`);
+    // Prime everything the composite does not depend on (route code, DB, the gate)
+    // without touching the sentiment upstreams.
+    const headers = await benchKey(svc);
+    await fetch(`${svc.url}/v1/sentiment-history?hours=abc`, { headers });
     const t0 = performance.now();
-    const res = await fetch(`${svc.url}/v1/sentiment`);
+    const res = await fetch(`${svc.url}/v1/sentiment`, { headers });
     const ms = performance.now() - t0;
     if (res.status !== 200) throw new Error(`/v1/sentiment answered ${res.status}`);
     const slowest = Math.max(...Object.values(delays));

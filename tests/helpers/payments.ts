@@ -103,3 +103,15 @@ export function decodeB64Json<T = Record<string, unknown>>(v: string | null): T 
   if (!v) throw new Error("missing header");
   return JSON.parse(Buffer.from(v, "base64").toString("utf8")) as T;
 }
+
+/**
+ * Pays one call explicitly: reads the 402's v2 requirement, signs an EIP-3009
+ * authorization for exactly that amount and repeats the request with it.
+ */
+export async function payAndFetch(url: string, account: HDAccount, init: RequestInit = {}): Promise<Response> {
+  const first = await fetch(url, init);
+  if (first.status !== 402) return first;
+  const req = requirementFrom(first).accepts[0]!;
+  const payload = await signAuthorization(account, { to: req.payTo as Address, value: BigInt(req.amount) });
+  return fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), "PAYMENT-SIGNATURE": v2Header(req, payload, url) } });
+}

@@ -9,8 +9,30 @@ import { PRODUCTS } from "@/lib/catalog";
 import type { AnyProduct } from "@/lib/catalog/types";
 import type { ParamDoc } from "@/lib/catalog/params";
 import { startFixture, type Fixture } from "../helpers/fixture";
+import { startChain, type Chain } from "../helpers/chain";
+import { payAndFetch } from "../helpers/payments";
 
 const DATA = PRODUCTS.filter((p) => p.kind === "data");
+
+/**
+ * A paying service: the suite buys one enterprise bundle with a real x402 payment on
+ * the local chain and calls every product with it.
+ */
+async function payingFixture(chain: Chain, env: Record<string, string> = {}): Promise<{ fx: Fixture; auth: Record<string, string> }> {
+  const fx = await startFixture({
+    env: { PAY_TO_ADDRESS: chain.accounts[2]!.address, FACILITATOR_PRIVATE_KEY: chain.privateKey(0), SETTLEMENT_RPC_URL: chain.rpcUrl, ...env },
+  });
+  const res = await payAndFetch(`${fx.svc.url}/v1/bundle/enterprise`, chain.accounts[1]!);
+  if (res.status !== 200) throw new Error(`bundle purchase failed: ${res.status} ${await res.text()}`);
+  return { fx, auth: { "X-Bundle-Token": (await res.json()).bundle_token } };
+}
+
+let chain: Chain;
+beforeAll(async () => {
+  chain = await startChain();
+  await chain.mintUsdc(chain.accounts[1]!.address, 1_000_000_000n);
+}, 120_000);
+afterAll(async () => chain?.stop());
 
 /** Query with the example value of every required parameter. */
 export function exampleQuery(p: AnyProduct): string {
@@ -40,8 +62,9 @@ function expectSpec26(body: unknown): void {
 
 describe("catalog over HTTP (cached service)", () => {
   let fx: Fixture;
+  let auth: Record<string, string>;
   beforeAll(async () => {
-    fx = await startFixture();
+    ({ fx, auth } = await payingFixture(chain));
   });
   afterAll(async () => fx?.close());
 
@@ -50,8 +73,11 @@ describe("catalog over HTTP (cached service)", () => {
   });
 
   for (const p of DATA) {
-    it(`GET ${p.path} answers 200 with the catalog's output schema`, async () => {
-      const { status, body, headers } = await fx.json(p.path + exampleQuery(p));
+    it(`GET ${p.path} answers 402 without credentials and 200 with the catalog's output schema when paid`, async () => {
+      const unpaid = await fx.json(p.path + exampleQuery(p));
+      expect(unpaid.status).toBe(402);
+      expect(unpaid.body.endpoint).toBe(p.path);
+      const { status, body, headers } = await fx.json(p.path + exampleQuery(p), { headers: auth });
       expect(status, JSON.stringify(body).slice(0, 500)).toBe(200);
       expect(headers.get("content-type")).toMatch(/^application\/json/);
       const parsed = p.output.safeParse(body);
@@ -130,23 +156,27 @@ describe("catalog over HTTP (cached service)", () => {
 
 describe("upstream failures over HTTP (caches disabled)", () => {
   let fx: Fixture;
+  let auth: Record<string, string>;
+  const credits = async () => (await fx.json("/v1/usage", { headers: auth })).body.credits_remaining as number;
   beforeAll(async () => {
-    fx = await startFixture({ env: { CACHE_DISABLED: "1", UPSTREAM_TIMEOUT_MS: "1500" } });
+    ({ fx, auth } = await payingFixture(chain, { CACHE_DISABLED: "1", UPSTREAM_TIMEOUT_MS: "1500" }));
   });
   afterAll(async () => fx?.close());
 
   for (const p of DATA) {
     for (const mode of ["error", "malformed", "not_json"] as const) {
       it(`GET ${p.path} answers 503 with Retry-After when every upstream ${mode === "error" ? "fails" : `answers ${mode}`}`, async () => {
+        const before = await credits();
         for (const s of p.sources) fx.sim.setFault(s, mode === "error" ? { mode, status: 502 } : { mode });
         try {
-          const { status, body, headers } = await fx.json(p.path + exampleQuery(p));
+          const { status, body, headers } = await fx.json(p.path + exampleQuery(p), { headers: auth });
           expect(status, JSON.stringify(body).slice(0, 300)).toBe(503);
           expect(body.error.code).toBe("upstream_unavailable");
           expect(Number(headers.get("retry-after"))).toBeGreaterThan(0);
         } finally {
           fx.sim.clearFaults();
         }
+        expect(await credits()).toBe(before);
       });
     }
   }
@@ -154,15 +184,16 @@ describe("upstream failures over HTTP (caches disabled)", () => {
 
 describe("cold-cache fan-in", () => {
   let fx: Fixture;
+  let auth: Record<string, string>;
   beforeAll(async () => {
-    fx = await startFixture();
+    ({ fx, auth } = await payingFixture(chain));
   });
   afterAll(async () => fx?.close());
 
   it("200 concurrent requests for one product cause one request per upstream resource", async () => {
     const target = PRODUCTS.find((p) => p.id === "sentiment") ?? DATA[0]!;
     fx.sim.resetCounts();
-    const results = await Promise.all(Array.from({ length: 200 }, () => fx.get(target.path + exampleQuery(target)).then((r) => r.status)));
+    const results = await Promise.all(Array.from({ length: 200 }, () => fx.get(target.path + exampleQuery(target), { headers: auth }).then((r) => r.status)));
     expect(results.every((s) => s === 200)).toBe(true);
     const counts = fx.sim.counts();
     expect(Object.keys(counts).length).toBeGreaterThan(0);

@@ -1,0 +1,119 @@
+/**
+ * Payment figures (issue: payments and credentials):
+ * - latency of an x402-paid call (verify + settle on the local chain) and of a
+ *   bundle-token call, each as a ratio to a free-key call of the same cached product,
+ *   measured sequentially in the same run;
+ * - ledger throughput: credits consumed per second under 100 concurrent callers on one
+ *   bundle, embedded (PGlite) and PostgreSQL.
+ */
+import { randomBytes } from "node:crypto";
+import { startSimulator, type Simulator } from "@/lib/upstream-sim/server";
+import { startChain, type Chain } from "../../tests/helpers/chain";
+import { startService, type Service } from "../../tests/helpers/service";
+import { signAuthorization, v2Header } from "../../tests/helpers/payments";
+import { hasPostgres, POSTGRES_URL } from "../../tests/helpers/services";
+import { load, report } from "./load";
+import { BENCH_SECONDS } from "./core";
+
+const PRODUCT = "/v1/fng";
+
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
+async function timed(n: number, call: (i: number) => Promise<Response>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const res = await call(i);
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`call ${i} answered ${res.status}`);
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+async function paymentService(chain: Chain, sim: Simulator, extra: Record<string, string> = {}): Promise<Service> {
+  return startService({
+    env: {
+      ...sim.env,
+      LOG_LEVEL: "warn",
+      PAY_TO_ADDRESS: chain.accounts[2]!.address,
+      FACILITATOR_PRIVATE_KEY: chain.privateKey(0),
+      SETTLEMENT_RPC_URL: chain.rpcUrl,
+      FREE_KEY_DAILY_QUOTA: "100000000",
+      ENTERPRISE_BUNDLE_CREDITS: "100000000",
+      ...extra,
+    },
+  });
+}
+
+async function buyEnterpriseBundle(svc: Service, chain: Chain): Promise<string> {
+  const payer = chain.accounts[1]!;
+  const first = await fetch(`${svc.url}/v1/bundle/enterprise`);
+  const req = JSON.parse(Buffer.from(first.headers.get("payment-required")!, "base64").toString()).accepts[0];
+  const payload = await signAuthorization(payer, { to: req.payTo, value: BigInt(req.amount) });
+  const res = await fetch(`${svc.url}/v1/bundle/enterprise`, { headers: { "PAYMENT-SIGNATURE": v2Header(req, payload) } });
+  if (res.status !== 200) throw new Error(`bundle purchase answered ${res.status}: ${await res.text()}`);
+  return (await res.json()).bundle_token;
+}
+
+export async function paymentsBench(): Promise<void> {
+  const sim = await startSimulator({ seed: 402 });
+  const chain = await startChain();
+  try {
+    await chain.mintUsdc(chain.accounts[1]!.address, 1_000_000_000n);
+    const svc = await paymentService(chain, sim);
+    try {
+      const key = (await (await fetch(`${svc.url}/v1/free-key`)).json()).api_key as string;
+      const bundle = await buyEnterpriseBundle(svc, chain);
+      const req = JSON.parse(Buffer.from((await fetch(`${svc.url}${PRODUCT}`)).headers.get("payment-required")!, "base64").toString()).accepts[0];
+      const payer = chain.accounts[1]!;
+      // Warm-up of every path (JIT, caches, connections).
+      await timed(20, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "X-Api-Key": key } }));
+      await timed(20, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "X-Bundle-Token": bundle } }));
+      const headers = await Promise.all(Array.from({ length: 60 }, async () => v2Header(req, await signAuthorization(payer, { to: req.payTo, value: BigInt(req.amount) }))));
+      await timed(5, (i) => fetch(`${svc.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": headers[i]! } }));
+
+      const N = 200;
+      const keyLat = await timed(N, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "X-Api-Key": key } }));
+      const bundleLat = await timed(N, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "X-Bundle-Token": bundle } }));
+      const x402Lat = await timed(50, (i) => fetch(`${svc.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": headers[i + 5]! } }));
+      const k50 = percentile(keyLat, 50);
+      report("api_key_call_p50_ms", k50);
+      report("bundle_call_p50_ms", percentile(bundleLat, 50));
+      report("x402_call_p50_ms", percentile(x402Lat, 50));
+      report("bundle_vs_api_key_latency_ratio", percentile(bundleLat, 50) / k50);
+      report("x402_vs_api_key_latency_ratio", percentile(x402Lat, 50) / k50);
+
+      await ledgerThroughput("embedded", svc, bundle);
+    } finally {
+      await svc.stop();
+    }
+    if (await hasPostgres()) {
+      const pg = await paymentService(chain, sim, { DATABASE_URL: `${POSTGRES_URL}?schema=bench_${randomBytes(4).toString("hex")}` });
+      try {
+        await ledgerThroughput("postgres", pg, await buyEnterpriseBundle(pg, chain));
+      } finally {
+        await pg.stop();
+      }
+    } else {
+      report("ledger_postgres_credits_per_s", "skipped (PostgreSQL not reachable)");
+    }
+  } finally {
+    await chain.stop();
+    await sim.close();
+  }
+}
+
+async function ledgerThroughput(mode: string, svc: Service, bundle: string): Promise<void> {
+  const before = (await (await fetch(`${svc.url}/v1/usage`, { headers: { "X-Bundle-Token": bundle } })).json()).credits_remaining as number;
+  const r = await load({ url: `${svc.url}${PRODUCT}`, connections: 100, seconds: BENCH_SECONDS, headers: { "X-Bundle-Token": bundle } });
+  const after = (await (await fetch(`${svc.url}/v1/usage`, { headers: { "X-Bundle-Token": bundle } })).json()).credits_remaining as number;
+  const seconds = BENCH_SECONDS;
+  report(`ledger_${mode}_credits_per_s`, (before - after) / seconds);
+  report(`ledger_${mode}_ok_responses`, r.statuses[200] ?? 0);
+  report(`ledger_${mode}_credits_consumed`, before - after);
+  report(`ledger_${mode}_p99_ms`, r.p99);
+}
