@@ -2,9 +2,11 @@
 import { PRODUCTS } from "@/lib/catalog";
 import { PUBLIC_FREE_ENDPOINTS } from "@/lib/catalog/free";
 import { baseUrl } from "@/lib/http/base-url";
+import { publicAttestationKey } from "@/lib/attestation";
 
 export async function serviceInfo(req: Request): Promise<Record<string, unknown>> {
   const base = baseUrl(req);
+  const attestation = await Promise.race([publicAttestationKey().catch(() => null), new Promise<null>((r) => setTimeout(() => r(null), 2000))]);
   return {
     name: "echo-x402-sentiment",
     version: "0.1.0",
@@ -13,5 +15,6 @@ export async function serviceInfo(req: Request): Promise<Record<string, unknown>
     mcp_url: `${base}/mcp`,
     endpoints: PRODUCTS.map((p) => ({ path: p.path, price_usd: p.httpPrice, tool: p.tool?.name ?? null })),
     free: PUBLIC_FREE_ENDPOINTS.map((e) => e.path),
+    attestation_public_key: attestation,
   };
 }
