@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { linkHeader } from "./lib/discovery/documents";
 
 const config: NextConfig = {
   // Separate build folders let several checkouts' test runs build side by side.
@@ -20,6 +21,10 @@ const config: NextConfig = {
     "@stellar/stellar-sdk",
     "pdf-lib",
   ],
+  // Every response points agents to the discovery documents (RFC 8288 Link header).
+  async headers() {
+    return [{ source: "/:path*", headers: [{ key: "Link", value: linkHeader() }] }];
+  },
   async rewrites() {
     return {
       // Agents asking for JSON at "/" get the service info; browsers get the home page.

@@ -12,7 +12,8 @@ export type Credential =
 
 export type Surface = "http" | "mcp";
 
-const MAX_CREDENTIAL = 16_384;
+/** Longest credential value accepted (an x402 payload is a few KiB). */
+export const MAX_CREDENTIAL = 16_384;
 
 function clean(v: string | null | undefined): string | undefined {
   const s = v?.trim();

@@ -2,6 +2,7 @@
  * /v1/manifest: every paid endpoint with its live price (from the catalog and the
  * running configuration), network and tags. It must always answer 200, so parts that
  * depend on the database (the attestation key) degrade to null instead of failing.
+ * Lists the same paths and HTTP prices as /.well-known/x402 and x402-manifest.json.
  */
 import { PRODUCTS } from "@/lib/catalog";
 import { PUBLIC_FREE_ENDPOINTS } from "@/lib/catalog/free";
@@ -10,6 +11,7 @@ import { env } from "@/lib/config/env";
 import { publicAttestationKey } from "@/lib/attestation";
 import { usd6, usdToAtomic } from "@/lib/payments/price";
 import { baseUrl } from "@/lib/http/base-url";
+import { SERVICE } from "@/lib/discovery/service";
 
 async function within<T>(p: Promise<T>, ms: number): Promise<T | null> {
   let t: NodeJS.Timeout | undefined;
@@ -27,8 +29,8 @@ export async function manifest(req?: Request): Promise<Record<string, unknown>> 
   const base = baseUrl(req);
   const key = await within(publicAttestationKey(), 2000);
   return {
-    name: "echo-x402-sentiment",
-    version: "0.1.0",
+    name: SERVICE.name,
+    version: SERVICE.apiVersion,
     base_url: base,
     mcp_url: `${base}/mcp`,
     x402_version: 2,
@@ -50,6 +52,12 @@ export async function manifest(req?: Request): Promise<Record<string, unknown>> 
       params: Object.entries(p.params as ParamSet).map(([name, param]) => ({ name, in: "query", ...param.doc })),
     })),
     free_endpoints: PUBLIC_FREE_ENDPOINTS.map((e) => e.path),
+    documents: {
+      openapi: `${base}/openapi.json`,
+      x402: `${base}/.well-known/x402`,
+      x402_manifest: `${base}/.well-known/x402-manifest.json`,
+      mcp: `${base}/.well-known/mcp.json`,
+    },
     attestation_public_key: key,
     ts: new Date().toISOString(),
   };

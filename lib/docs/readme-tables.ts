@@ -7,6 +7,7 @@ import { PRODUCTS } from "@/lib/catalog";
 import { PUBLIC_FREE_ENDPOINTS } from "@/lib/catalog/free";
 import type { ParamSet } from "@/lib/catalog/params";
 import { CONFIG_DOCS } from "@/lib/config/env";
+import { mcpToolsTable } from "@/lib/mcp/docs";
 
 const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
@@ -42,7 +43,7 @@ export function configTable(): string {
   return ["| Variable | Meaning |", "|---|---|", ...Object.entries(CONFIG_DOCS).map(([k, v]) => `| \`${k}\` | ${cell(v)} |`)].join("\n");
 }
 
-export const TABLES: Record<string, () => string> = { endpoints: endpointTable, config: configTable };
+export const TABLES: Record<string, () => string> = { endpoints: endpointTable, "mcp-tools": mcpToolsTable, config: configTable };
 
 /** Replaces every `<!-- table:name -->...<!-- /table:name -->` block with its generated content. */
 export function renderReadme(readme: string): string {

@@ -3,14 +3,15 @@ import { PRODUCTS } from "@/lib/catalog";
 import { PUBLIC_FREE_ENDPOINTS } from "@/lib/catalog/free";
 import { baseUrl } from "@/lib/http/base-url";
 import { publicAttestationKey } from "@/lib/attestation";
+import { SERVICE } from "@/lib/discovery/service";
 
 export async function serviceInfo(req: Request): Promise<Record<string, unknown>> {
   const base = baseUrl(req);
   const attestation = await Promise.race([publicAttestationKey().catch(() => null), new Promise<null>((r) => setTimeout(() => r(null), 2000))]);
   return {
-    name: "echo-x402-sentiment",
-    version: "0.1.0",
-    description: "Pay-per-call crypto market intelligence for autonomous agents (XLM focus): HTTP /v1 endpoints and MCP tools, paid per call with x402, with a prepaid bundle or a free-tier API key.",
+    name: SERVICE.name,
+    version: SERVICE.apiVersion,
+    description: SERVICE.description,
     base_url: base,
     mcp_url: `${base}/mcp`,
     endpoints: PRODUCTS.map((p) => ({ path: p.path, price_usd: p.httpPrice, tool: p.tool?.name ?? null })),

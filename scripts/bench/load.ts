@@ -7,6 +7,10 @@
 import http from "node:http";
 
 export interface LoadResult {
+  /** Every latency (ms), sorted ascending. */
+  latencies: number[];
+  /** Wall-clock duration of the run. */
+  seconds: number;
   requests: number;
   errors: number;
   rps: number;
@@ -23,9 +27,11 @@ export interface LoadOptions {
   /** Build headers per request (e.g. a fresh payment each call). */
   headersFor?: (i: number) => Promise<Record<string, string>> | Record<string, string>;
   method?: string;
+  /** Request body (sent with Content-Length), e.g. a JSON-RPC message. */
+  body?: string;
 }
 
-function once(agent: http.Agent, url: URL, headers: Record<string, string>, method: string): Promise<number> {
+function once(agent: http.Agent, url: URL, headers: Record<string, string>, method: string, body?: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers },
@@ -36,7 +42,7 @@ function once(agent: http.Agent, url: URL, headers: Record<string, string>, meth
       },
     );
     req.on("error", reject);
-    req.end();
+    req.end(body);
   });
 }
 
@@ -47,6 +53,7 @@ function percentile(sorted: number[], p: number): number {
 
 export async function load(o: LoadOptions): Promise<LoadResult> {
   const url = new URL(o.url);
+  const body = o.body === undefined ? undefined : Buffer.from(o.body);
   const agent = new http.Agent({ keepAlive: true, maxSockets: o.connections });
   const latencies: number[] = [];
   const statuses: Record<number, number> = {};
@@ -58,10 +65,10 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
     Array.from({ length: o.connections }, async () => {
       while (performance.now() < deadline) {
         const i = n++;
-        const headers = { ...o.headers, ...(o.headersFor ? await o.headersFor(i) : {}) };
+        const headers = { ...o.headers, ...(o.headersFor ? await o.headersFor(i) : {}), ...(body ? { "Content-Length": String(body.byteLength) } : {}) };
         const t0 = performance.now();
         try {
-          const status = await once(agent, url, headers, o.method ?? "GET");
+          const status = await once(agent, url, headers, o.method ?? "GET", body);
           statuses[status] = (statuses[status] ?? 0) + 1;
           if (status >= 400) errors++;
           latencies.push(performance.now() - t0);
@@ -75,6 +82,8 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
   agent.destroy();
   latencies.sort((a, b) => a - b);
   return {
+    latencies,
+    seconds: elapsed,
     requests: latencies.length,
     errors,
     rps: latencies.length / elapsed,

@@ -3,17 +3,20 @@
  * key (get_fear_greed_index → /v1/fng) against the same product over plain HTTP
  * (GET /v1/fng with X-Api-Key), same service, same concurrency, same load generator,
  * same run. Both paths pass the gate (key lookup, quota decrement, receipt) and hit the
- * product's response cache, so the ratio isolates the MCP transport's cost.
+ * product's response cache, so the ratio isolates the MCP transport's cost. The two
+ * targets are measured in alternating windows (ROUNDS each) after a warm-up, so load
+ * from other processes on the machine falls on both alike.
  *
  * The service gets a very large FREE_KEY_DAILY_QUOTA so one key lasts the whole run.
  */
-import http from "node:http";
 import { startSimulator } from "@/lib/upstream-sim/server";
 import { startService } from "../../tests/helpers/service";
-import { report, type LoadResult } from "./load";
+import { load, report, type LoadResult } from "./load";
 import { BENCH_SECONDS } from "./core";
 
 const CONNECTIONS = 32;
+/** Alternating measurement windows per target (BENCH_SECONDS split between them). */
+const ROUNDS = 4;
 const TOOL = "get_fear_greed_index";
 const PATH = "/v1/fng";
 
@@ -24,50 +27,39 @@ interface Target {
   body?: string;
 }
 
-/**
- * The closed loop of scripts/bench/load.ts, with a request body (load() sends none).
- * Used for BOTH targets so the generator's own cost cancels out in the ratios.
- */
-async function loadWithBody(t: Target, connections: number, seconds: number): Promise<LoadResult> {
-  const url = new URL(t.url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
-  const body = t.body === undefined ? undefined : Buffer.from(t.body);
-  const headers = body ? { ...t.headers, "Content-Length": String(body.byteLength) } : t.headers;
-  const latencies: number[] = [];
-  const statuses: Record<number, number> = {};
-  let errors = 0;
-  const once = () =>
-    new Promise<number>((resolve, reject) => {
-      const req = http.request({ agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: t.method, headers }, (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-        res.on("error", reject);
-      });
-      req.on("error", reject);
-      req.end(body);
-    });
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (performance.now() < deadline) {
-        const t0 = performance.now();
-        try {
-          const status = await once();
-          statuses[status] = (statuses[status] ?? 0) + 1;
-          if (status >= 400) errors++;
-          latencies.push(performance.now() - t0);
-        } catch {
-          errors++;
-        }
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
+/** Latencies and outcome counts of one measurement window. */
+interface Window {
+  latencies: number[];
+  errors: number;
+  seconds: number;
+}
+
+/** One measurement window of `t` with the shared load generator. */
+async function measure(t: Target, connections: number, seconds: number): Promise<Window> {
+  const r = await load({ url: t.url, method: t.method, headers: t.headers, body: t.body, connections, seconds });
+  return { latencies: r.latencies, errors: r.errors, seconds: r.seconds };
+}
+
+function summarize(ws: Window[]): Omit<LoadResult, "statuses" | "latencies" | "seconds"> {
+  const latencies = ws.flatMap((w) => w.latencies).sort((a, b) => a - b);
+  const seconds = ws.reduce((a, w) => a + w.seconds, 0);
   const pct = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]! : NaN);
-  return { requests: latencies.length, errors, rps: latencies.length / elapsed, p50: pct(50), p99: pct(99), statuses };
+  return { requests: latencies.length, errors: ws.reduce((a, w) => a + w.errors, 0), rps: latencies.length / seconds, p50: pct(50), p99: pct(99) };
+}
+
+/**
+ * Alternates short windows of the two targets, so background load on the machine
+ * (other processes, GC, the embedded database's checkpoints) falls on both sides alike.
+ */
+async function interleaved(a: Target, b: Target, connections: number, seconds: number, rounds: number) {
+  const wa: Window[] = [];
+  const wb: Window[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const [first, second] = i % 2 === 0 ? [wa, wb] : [wb, wa];
+    first.push(await measure(first === wa ? a : b, connections, seconds / rounds));
+    second.push(await measure(second === wa ? a : b, connections, seconds / rounds));
+  }
+  return [summarize(wa), summarize(wb)] as const;
 }
 
 /** The JSON-RPC result of one tools/call (the stateless transport answers as a one-event SSE stream). */
@@ -102,14 +94,13 @@ export async function mcpBench(): Promise<void> {
     const first = await callOnce(mcp);
     if (first.isError) throw new Error(`tools/call ${TOOL} answered an error: ${JSON.stringify(first).slice(0, 300)}`);
 
-    await loadWithBody(plain, CONNECTIONS, 2);
-    await loadWithBody(mcp, CONNECTIONS, 2);
-    const base = await loadWithBody(plain, CONNECTIONS, BENCH_SECONDS);
-    const target = await loadWithBody(mcp, CONNECTIONS, BENCH_SECONDS);
+    await interleaved(plain, mcp, CONNECTIONS, 4, 2);
+    const [base, target] = await interleaved(plain, mcp, CONNECTIONS, BENCH_SECONDS, ROUNDS);
     const after = await callOnce(mcp);
     if (after.isError) throw new Error(`tools/call ${TOOL} failed after the run: ${JSON.stringify(after).slice(0, 300)}`);
 
     report("mcp_connections", CONNECTIONS);
+    report("mcp_bench_seconds_per_target", BENCH_SECONDS);
     report("http_same_product_rps", base.rps);
     report("http_same_product_p50_ms", base.p50);
     report("http_same_product_p99_ms", base.p99);

@@ -1,0 +1,7 @@
+// GET /.well-known/agent-card.json — A2A agent card (card 0.2.0, protocol 0.3.0, HTTP+JSON).
+import { jsonDocument } from "@/lib/discovery/respond";
+import { agentCard } from "@/lib/discovery/cards";
+
+export const dynamic = "force-dynamic";
+
+export const GET = jsonDocument("agent-card", agentCard);

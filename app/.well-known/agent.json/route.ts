@@ -1,0 +1,7 @@
+// GET /.well-known/agent.json — A2A agent card at the pre-0.3 well-known path.
+import { jsonDocument } from "@/lib/discovery/respond";
+import { agentCard } from "@/lib/discovery/cards";
+
+export const dynamic = "force-dynamic";
+
+export const GET = jsonDocument("well-known-agent-json", agentCard);

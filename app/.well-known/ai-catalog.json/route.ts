@@ -1,0 +1,7 @@
+// GET /.well-known/ai-catalog.json — agentic resource discovery manifest (AI catalog 1.0).
+import { jsonDocument } from "@/lib/discovery/respond";
+import { aiCatalog } from "@/lib/discovery/catalogs";
+
+export const dynamic = "force-dynamic";
+
+export const GET = jsonDocument("ai-catalog", aiCatalog);

@@ -1,0 +1,7 @@
+// GET /.well-known/mcp.json — MCP server manifest: endpoint, transport and every tool with price.
+import { jsonDocument } from "@/lib/discovery/respond";
+import { mcpManifest } from "@/lib/discovery/cards";
+
+export const dynamic = "force-dynamic";
+
+export const GET = jsonDocument("mcp-json", mcpManifest);

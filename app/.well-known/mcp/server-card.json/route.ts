@@ -1,0 +1,7 @@
+// GET /.well-known/mcp/server-card.json — MCP server card (schema 1.0) for /mcp.
+import { jsonDocument } from "@/lib/discovery/respond";
+import { mcpServerCard } from "@/lib/discovery/cards";
+
+export const dynamic = "force-dynamic";
+
+export const GET = jsonDocument("mcp-server-card", mcpServerCard);

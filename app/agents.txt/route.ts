@@ -1,0 +1,7 @@
+// GET /agents.txt — plain-text summary for autonomous agents.
+import { textDocument } from "@/lib/discovery/respond";
+import { agentsTxt } from "@/lib/discovery/text";
+
+export const dynamic = "force-dynamic";
+
+export const GET = textDocument("agents-txt", agentsTxt, "text/plain");

@@ -1,0 +1,7 @@
+// GET /auth.md — how agents get access (x402, bundle token, free-tier key); no registration.
+import { textDocument } from "@/lib/discovery/respond";
+import { authMd } from "@/lib/discovery/auth-md";
+
+export const dynamic = "force-dynamic";
+
+export const GET = textDocument("auth-md", authMd, "text/markdown");

@@ -1,0 +1,7 @@
+// GET /robots.txt — crawler policy with content signals and the sitemap location.
+import { textDocument } from "@/lib/discovery/respond";
+import { robotsTxt } from "@/lib/discovery/web";
+
+export const dynamic = "force-dynamic";
+
+export const GET = textDocument("robots-txt", robotsTxt, "text/plain");

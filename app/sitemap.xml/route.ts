@@ -1,0 +1,7 @@
+// GET /sitemap.xml — XML sitemap of the public documents and endpoints.
+import { textDocument } from "@/lib/discovery/respond";
+import { sitemapXml } from "@/lib/discovery/web";
+
+export const dynamic = "force-dynamic";
+
+export const GET = textDocument("sitemap-xml", sitemapXml, "application/xml");

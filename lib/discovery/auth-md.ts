@@ -1,0 +1,62 @@
+/**
+ * /auth.md: how an agent gets access. There is no registration: payment is the
+ * credential (spec 5). The per-product table says which credentials each operation
+ * accepts, read from the catalog the access gate uses.
+ */
+import { usdLabel } from "@/lib/payments/price";
+import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paymentFacts } from "@/lib/discovery/service";
+
+/** /auth.md */
+export function authMd(base: string): string {
+  const pay = paymentFacts();
+  const bundles = paidProducts().filter((p) => p.kind === "bundle");
+  const example = paidProducts().find((p) => p.kind === "data" && p.freeTier) ?? paidProducts()[0]!;
+  return [
+    `# Access to ${SERVICE.title}`,
+    "",
+    "No account, registration or OAuth flow exists: **payment is the credential**. Any one of the following satisfies a paid operation.",
+    "",
+    "## 1. Pay per call with x402",
+    "",
+    `Scheme \`exact\`, USDC on \`${pay.network}\` (asset \`${pay.asset.address}\`, 6 decimals)${pay.pay_to ? `, paid to \`${pay.pay_to}\`` : ""}. Settlement happens only after the call succeeded.`,
+    "",
+    "1. Call the endpoint without a credential:",
+    "",
+    "   ```",
+    `   curl -i ${base}${example.path}`,
+    "   ```",
+    "",
+    `   It answers **402**. The body follows x402 v1 (\`x402Version: 1\`, \`accepts[]\`) and carries \`endpoint\`, \`price\` and \`instruction\`; the \`PAYMENT-REQUIRED\` header carries the x402 v2 requirement (base64 JSON).`,
+    "2. Sign an EIP-3009 `transferWithAuthorization` for the requirement (any x402 client does this, e.g. `@x402/fetch`).",
+    "3. Repeat the request with the payload in `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1). The 200 response carries the receipt in `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE` and `X-Receipt-Id`.",
+    ...(pay.solana ? ["", `Solana: USDC (mint \`${pay.solana.asset}\`) on \`${pay.solana.network}\` to \`${pay.solana.pay_to}\` is offered in the same \`accepts[]\`.`] : []),
+    ...(pay.xlm ? ["", `Native XLM: the 402 body's \`xlm\` member gives the destination \`${pay.xlm.pay_to}\`, amount and the memo to use.`] : []),
+    "",
+    "## 2. Prepaid bundle token",
+    "",
+    ...bundles.map((b) => `- \`GET ${b.path}\` (${usdLabel(b.httpPrice)} over HTTP${b.tool ? `, ${usdLabel(b.tool.price)} as MCP tool ${b.tool.name}` : ""}): ${b.description}`),
+    "",
+    "Send the token as `X-Bundle-Token: <token>` (or `Authorization: Bearer <token>`); MCP tools take it as `bundle_token`. Every response says `X-Bundle-Credits-Remaining`.",
+    "",
+    "## 3. Free-tier API key",
+    "",
+    `\`GET ${base}/v1/free-key\` (optional \`email\`) or the MCP tool \`get_free_api_key\` mints a key, shown once. Send it as \`X-Api-Key\` (MCP: \`api_key\`). Quota: ${freeQuota()} calls per UTC day on standard endpoints; past it the answer is 429 with \`Retry-After\` and the payment requirement.`,
+    "",
+    "## MCP",
+    "",
+    `Connect to \`${base}/mcp\` (${SERVICE.mcpTransport}). Paid tools called without a credential return the payment requirement as their result; call again with \`payment\` (base64 x402 payload), \`bundle_token\` or \`api_key\`.`,
+    "",
+    "## What each operation accepts",
+    "",
+    "| Operation | HTTP price | Accepts |",
+    "|---|---|---|",
+    ...paidProducts().map((p) => `| GET ${p.path} | ${usdLabel(p.httpPrice)} | ${acceptedCredentials(p).join(", ")} |`),
+    "",
+    "## Machine-readable",
+    "",
+    `- OpenAPI security schemes: ${base}/openapi.json (\`x402\`, \`x402v2\`, \`BundleToken\`, \`ApiKeyAuth\`)`,
+    `- Protected-resource metadata: ${base}/.well-known/oauth-protected-resource`,
+    `- Authorization-server metadata (states that x402 is the mechanism): ${base}/.well-known/oauth-authorization-server`,
+    "",
+  ].join("\n");
+}

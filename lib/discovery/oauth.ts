@@ -1,0 +1,100 @@
+/**
+ * OAuth discovery metadata for agents that look for it first: RFC 9728 protected-resource
+ * metadata (for the whole service and per resource) and RFC 8414-shaped authorization
+ * server metadata. Access is not granted with OAuth tokens: the mechanism is x402
+ * payment per call, or a prepaid bundle token / free-tier key; the documents say so.
+ */
+import { ValidationError } from "@/lib/errors";
+import { productByPath } from "@/lib/catalog";
+import { usd6 } from "@/lib/payments/price";
+import { paymentOffer } from "@/lib/payments/offer";
+import { OAUTH_RESOURCE_PREFIX } from "@/lib/discovery/documents";
+import { SERVICE, acceptedCredentials, paymentFacts } from "@/lib/discovery/service";
+
+/** A resource path under this service: segments of unreserved URL characters, no dot segments. */
+export const REST_PATTERN = "^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$";
+export const REST_MAX_LENGTH = 200;
+const REST_RE = new RegExp(REST_PATTERN);
+
+/** Validates the `rest` path segment (spec 2.6 422 with loc ["path", "rest"]). */
+export function validateRest(rest: string): string {
+  if (rest.length > REST_MAX_LENGTH) {
+    throw new ValidationError([
+      { type: "string_too_long", loc: ["path", "rest"], msg: `String should have at most ${REST_MAX_LENGTH} characters`, input: rest.slice(0, 64) + "…", ctx: { max_length: REST_MAX_LENGTH } },
+    ]);
+  }
+  if (!REST_RE.test(rest)) {
+    throw new ValidationError([
+      { type: "string_pattern_mismatch", loc: ["path", "rest"], msg: `String should match pattern '${REST_PATTERN}'`, input: rest, ctx: { pattern: REST_PATTERN } },
+    ]);
+  }
+  return rest;
+}
+
+function mechanism(base: string) {
+  return {
+    authorization_mechanism: "x402",
+    x402: {
+      version: 2,
+      scheme: "exact",
+      ...paymentFacts(),
+      headers: { v2: "PAYMENT-SIGNATURE", v1: "X-PAYMENT" },
+      discovery: `${base}/.well-known/x402`,
+      manifest: `${base}/.well-known/x402-manifest.json`,
+    },
+    alternatives: {
+      bundle_token: { header: "X-Bundle-Token", also: "Authorization: Bearer <token>", mcp_argument: "bundle_token" },
+      api_key: { header: "X-Api-Key", mcp_argument: "api_key", mint: `${base}/v1/free-key` },
+    },
+  };
+}
+
+/** RFC 9728 metadata of `resource` (the whole service when `rest` is empty). */
+export function protectedResourceMetadata(base: string, rest = ""): Record<string, unknown> {
+  const resource = rest ? `${base}/${rest}` : base;
+  const product = rest ? productByPath(`/${rest}`) : undefined;
+  return {
+    resource,
+    resource_name: product ? `${SERVICE.title}: ${product.title}` : SERVICE.title,
+    resource_documentation: `${base}/auth.md`,
+    authorization_servers: [base],
+    bearer_methods_supported: ["header"],
+    scopes_supported: [],
+    ...mechanism(base),
+    ...(product
+      ? {
+          price_usd: usd6(product.httpPrice),
+          accepted_credentials: acceptedCredentials(product),
+          payment_offer: paymentOffer(product.httpPrice),
+        }
+      : {}),
+    openapi: `${base}/openapi.json`,
+    metadata_url: rest ? `${base}${OAUTH_RESOURCE_PREFIX}/${rest}` : `${base}${OAUTH_RESOURCE_PREFIX}`,
+  };
+}
+
+/** RFC 8414-shaped metadata whose content is: no OAuth here, x402 is the mechanism. */
+export function authorizationServerMetadata(base: string): Record<string, unknown> {
+  return {
+    issuer: base,
+    service_documentation: `${base}/auth.md`,
+    response_types_supported: [],
+    grant_types_supported: [],
+    token_endpoint_auth_methods_supported: ["none"],
+    scopes_supported: [],
+    ...mechanism(base),
+    note: "This service issues no OAuth tokens and needs no account. Authorization is per call with x402: call a paid endpoint, receive 402 with the payment requirement, sign it and repeat the call with PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (v1). A prepaid bundle token (X-Bundle-Token) or a free-tier key (X-Api-Key) are the alternatives.",
+  };
+}
+
+/** The validated `rest` of a /.well-known/oauth-protected-resource/{rest} request path. */
+export function restFromPath(pathname: string): string {
+  const raw = pathname.slice(OAUTH_RESOURCE_PREFIX.length + 1);
+  let rest = raw;
+  try {
+    rest = decodeURIComponent(raw);
+  } catch {
+    // A malformed escape keeps its "%", which the pattern rejects.
+  }
+  return validateRest(rest);
+}

@@ -1,0 +1,427 @@
+/**
+ * /openapi.json: OpenAPI 3.1.0 generated from the catalog and nothing else.
+ *
+ * - One GET operation per catalog product: query parameters from `param.doc`, the 200
+ *   schema from the product's zod output schema (JSON Schema 2020-12, OpenAPI 3.1's
+ *   dialect), 402 (x402 v1 body + spec 2.2 fields, v2 `PAYMENT-REQUIRED` header), 422
+ *   (spec 2.6) when it declares parameters, 429 when a free-tier key can hit its quota,
+ *   503 with Retry-After.
+ * - The spec 2.3 payment offer on each paid operation under `x-payment-info`, the
+ *   operation extension public x402/MPP discovery tooling reads (protocols, price,
+ *   offers[]).
+ * - Security: each paid operation lists the credentials that satisfy it as alternatives
+ *   (x402 v1 header, x402 v2 header, bundle token, and the free-tier key where the free
+ *   tier covers the product); free operations declare `security: []`.
+ * - The free endpoints, the discovery documents and the MCP endpoint.
+ */
+import { z } from "zod";
+import { ERROR_CODES } from "@/lib/errors/codes";
+import type { AnyProduct } from "@/lib/catalog/types";
+import type { ParamDoc, ParamSet } from "@/lib/catalog/params";
+import { FREE_ENDPOINTS, type FreeEndpoint } from "@/lib/catalog/free";
+import { FREE_KEY_PARAMS } from "@/lib/access/free-key";
+import { sampleSnapshotSchema } from "@/lib/market/xlm/snapshot";
+import { paymentOffer } from "@/lib/payments/offer";
+import { usd6, usdLabel } from "@/lib/payments/price";
+import { DISCOVERY_DOCUMENTS, type DiscoveryDocument } from "@/lib/discovery/documents";
+import { REST_MAX_LENGTH, REST_PATTERN } from "@/lib/discovery/oauth";
+import { MCP_PATH_PARAM } from "@/lib/mcp/paths";
+import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paramDocs, paymentFacts } from "@/lib/discovery/service";
+
+type Json = Record<string, unknown>;
+
+/** "/v1/bundle/enterprise" → "getBundleEnterprise". */
+export function operationId(method: string, path: string): string {
+  const words = path
+    .replace(/^\/v1\//, "/")
+    .replace(/^\/\.well-known\//, "/well-known/")
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean);
+  return method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
+}
+
+function schemaName(p: AnyProduct): string {
+  return p.id.split(/[^A-Za-z0-9]+/).map((w) => w[0]!.toUpperCase() + w.slice(1)).join("") + "Output";
+}
+
+/** zod → JSON Schema 2020-12 (OpenAPI 3.1's dialect), embeddable under components. */
+export function jsonSchemaOf(schema: z.ZodType): Json {
+  const out = z.toJSONSchema(schema, { target: "draft-2020-12", io: "output", unrepresentable: "any" }) as Json;
+  delete out.$schema;
+  if (JSON.stringify(out).includes('"$ref"')) throw new Error("output schema uses $ref; inline it before embedding it in OpenAPI");
+  return out;
+}
+
+function parameterOf(name: string, d: ParamDoc): Json {
+  const schema: Json = { type: d.type };
+  if (d.default !== undefined) schema.default = d.default;
+  if (d.minimum !== undefined) schema.minimum = d.minimum;
+  if (d.maximum !== undefined) schema.maximum = d.maximum;
+  if (d.enum) schema.enum = d.enum;
+  if (d.pattern) schema.pattern = d.pattern;
+  if (d.maxLength !== undefined) schema.maxLength = d.maxLength;
+  return { name, in: "query", required: d.required, description: d.description, schema, ...(d.example !== undefined ? { example: d.example } : {}) };
+}
+
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const json = (schema: Json) => ({ "application/json": { schema } });
+
+function securityOf(p: AnyProduct): Json[] {
+  const alts: Json[] = [{ x402: [] }, { x402v2: [] }];
+  if (p.kind === "data") alts.push({ BundleToken: [] });
+  if (p.kind === "data" && p.freeTier) alts.push({ ApiKeyAuth: [] });
+  return alts;
+}
+
+function paidOperation(p: AnyProduct): Json {
+  const params = paramDocs(p.params as ParamSet);
+  const lines = [
+    p.description,
+    "",
+    `**Price:** ${usdLabel(p.httpPrice)} per call (HTTP declaration)${p.tool ? `; MCP tool \`${p.tool.name}\`: ${usdLabel(p.tool.price)}` : "; no MCP tool"}.`,
+    `**Accepted credentials:** ${acceptedCredentials(p).join(", ")}.`,
+  ];
+  if (p.kind === "data") lines.push(`**Bundle cost:** ${p.credits} credit${p.credits === 1 ? "" : "s"} per call.`);
+  if (p.cacheTtlSeconds > 0) lines.push(`**Cache:** identical requests reuse a result for ${p.cacheTtlSeconds} s.`);
+  const responses: Json = {
+    "200": {
+      description: `${p.title}.`,
+      headers: {
+        "X-Receipt-Id": ref("headers", "ReceiptId"),
+        "PAYMENT-RESPONSE": ref("headers", "PaymentResponse"),
+        "X-PAYMENT-RESPONSE": ref("headers", "XPaymentResponse"),
+      },
+      content: json(ref("schemas", schemaName(p))),
+    },
+    "402": ref("responses", "PaymentRequired"),
+  };
+  if (params.length) responses["422"] = ref("responses", "ValidationFailed");
+  if (p.kind === "data" && p.freeTier) responses["429"] = ref("responses", "QuotaExhausted");
+  responses["503"] = ref("responses", p.kind === "data" ? "UpstreamUnavailable" : "ServiceUnavailable");
+  return {
+    operationId: operationId("get", p.path),
+    summary: p.title,
+    description: lines.join("\n"),
+    tags: p.tags,
+    parameters: params.map(([name, d]) => parameterOf(name, d)),
+    security: securityOf(p),
+    responses,
+    "x-payment-info": paymentOffer(p.httpPrice),
+    ...(p.tool ? { "x-mcp-tool": { name: p.tool.name, title: p.tool.title, price: usd6(p.tool.price) } } : {}),
+    "x-credits": p.credits,
+    "x-free-tier": p.kind === "data" && p.freeTier,
+  };
+}
+
+/** Per-path details of the free endpoints; every key must be one of FREE_ENDPOINTS. */
+const FREE_DETAILS: Record<string, (e: FreeEndpoint) => Json> = {
+  "/v1/sample": () => ({
+    responses: {
+      "200": { description: "Reduced sentiment snapshot.", headers: { "RateLimit-Limit": ref("headers", "RateLimitLimit"), "RateLimit-Remaining": ref("headers", "RateLimitRemaining") }, content: json(ref("schemas", "SampleSnapshot")) },
+      "429": ref("responses", "RateLimited"),
+      "503": ref("responses", "UpstreamUnavailable"),
+    },
+  }),
+  "/v1/manifest": () => ({ responses: { "200": { description: "Catalog of the paid endpoints with live prices; always 200.", content: json(ref("schemas", "Manifest")) } } }),
+  "/v1/free-key": () => ({
+    parameters: paramDocs(FREE_KEY_PARAMS).map(([name, d]) => parameterOf(name, d)),
+    responses: {
+      "200": { description: "The new key (shown once), its quota and the paths it covers.", content: json({ type: "object", required: ["api_key", "daily_quota"], properties: { api_key: { type: "string" }, daily_quota: { type: "integer" }, remaining_today: { type: "integer" }, resets_at: { type: "string", format: "date-time" }, covers: { type: "array", items: { type: "string" } } } }) },
+      "422": ref("responses", "ValidationFailed"),
+      "429": ref("responses", "RateLimited"),
+    },
+  }),
+  "/v1/usage": () => ({
+    security: [{ ApiKeyAuth: [] }, { BundleToken: [] }],
+    responses: {
+      "200": { description: "Quota or credits left and the recent charged calls of the credential sent.", content: json({ type: "object", required: ["kind"], properties: { kind: { type: "string", enum: ["api_key", "bundle"] } } }) },
+      "400": { description: "No API key or bundle token in the request.", content: json(ref("schemas", "ErrorResponse")) },
+      "404": ref("responses", "NotFound"),
+    },
+  }),
+  "/health": () => ({
+    responses: {
+      "200": { description: "Database reachable; upstream status (status ok or degraded).", content: json({ type: "object", required: ["status"], properties: { status: { type: "string", enum: ["ok", "degraded", "down"] } } }) },
+      "503": { description: "The database is down (status down).", content: json({ type: "object" }) },
+    },
+  }),
+  "/v1/bundles/debug": () => ({
+    security: [{ AdminBearer: [] }],
+    "x-internal": true,
+    responses: { "200": { description: "Ledger counts and health.", content: json({ type: "object" }) }, "404": ref("responses", "NotFound") },
+  }),
+};
+
+function freeOperation(e: FreeEndpoint): Json {
+  const detail = FREE_DETAILS[e.path];
+  if (!detail) throw new Error(`no OpenAPI details for free endpoint ${e.path}`);
+  const d = detail(e);
+  return {
+    operationId: operationId("get", e.path),
+    summary: e.title,
+    description: e.description,
+    tags: ["free"],
+    parameters: [],
+    security: [],
+    ...d,
+  };
+}
+
+const TEXT_TYPES = new Set(["text/plain", "text/markdown", "application/xml"]);
+
+function discoveryOperation(d: DiscoveryDocument): Json {
+  const templated = d.path.includes("{");
+  const schema: Json = d.mediaType === "application/pdf" ? { type: "string", format: "binary" } : TEXT_TYPES.has(d.mediaType) ? { type: "string" } : { type: "object" };
+  const content: Json = { [d.mediaType]: { schema } };
+  if (d.path === "/llms.txt") content["text/plain"] = { schema };
+  const responses: Json = { "200": { description: d.title, headers: { "Cache-Control": ref("headers", "CacheControl") }, content } };
+  if (templated) responses["422"] = ref("responses", "ValidationFailed");
+  return {
+    operationId: operationId("get", d.path),
+    summary: d.title,
+    description: d.description,
+    tags: ["discovery"],
+    parameters: templated
+      ? [{ name: "rest", in: "path", required: true, description: "Resource path under this service, e.g. `v1/quote` or `mcp` (slashes allowed).", schema: { type: "string", pattern: REST_PATTERN, maxLength: REST_MAX_LENGTH }, example: "v1/quote" }]
+      : [],
+    security: [],
+    responses,
+  };
+}
+
+/** /mcp and /mcp/{path} as lib/mcp/http.ts serves them (spec 4.4). */
+function mcpOperations(templated: boolean): Json {
+  const d = MCP_PATH_PARAM.doc;
+  const parameter = templated
+    ? { name: "path", in: "path", required: true, description: `${d.description} (slashes allowed).`, schema: { type: "string", pattern: d.pattern, maxLength: d.maxLength }, example: d.example }
+    : { ...parameterOf("path", d), description: `${d.description} Empty: the MCP transport itself.` };
+  const err = (description: string) => ({ description, content: json(ref("schemas", "ErrorResponse")) });
+  const notAllowed = err(templated ? "Sub-paths are read-only views: only GET." : "Method not served: POST carries the MCP transport, GET describes it.");
+  const transport = `The MCP tool interface: ${SERVICE.mcpTransport} transport (protocol ${SERVICE.mcpProtocolVersion}, server ${SERVICE.mcpServerVersion}), stateless. Paid tools take the credential as the tool argument payment, bundle_token or api_key and return the payment requirement as their result when it is missing; /.well-known/mcp.json lists the tools with prices.`;
+  const op = (m: string, summary: string, responses: Json, extra: Json = {}) => ({
+    operationId: `mcp${templated ? "Path" : ""}${m[0]!.toUpperCase()}${m.slice(1)}`,
+    summary,
+    description: transport,
+    tags: ["mcp"],
+    parameters: [parameter],
+    security: [],
+    ...extra,
+    responses: { ...responses, "422": ref("responses", "ValidationFailed") },
+  });
+  if (templated) {
+    const out: Json = {
+      get: op("get", "MCP JSON view (tools, tools/{name})", { "200": { description: "JSON view of the server's tools.", content: json({ type: "object" }) }, "404": ref("responses", "NotFound") }),
+    };
+    for (const m of ["post", "put", "patch", "delete"]) out[m] = op(m, `MCP JSON view (${m.toUpperCase()}: not allowed)`, { "405": notAllowed, "404": ref("responses", "NotFound") });
+    return out;
+  }
+  return {
+    get: op("get", "MCP server description", {
+      "200": { description: "JSON description of the MCP server (name, version, transport, tools with prices).", content: json({ type: "object" }) },
+      "405": err("Sent with Accept: text/event-stream: this stateless server offers no standalone SSE stream."),
+      "404": ref("responses", "NotFound"),
+    }),
+    post: op(
+      "post",
+      "MCP JSON-RPC (streamable HTTP)",
+      {
+        "200": { description: "JSON-RPC response (application/json, or text/event-stream when the client accepts it).", content: { ...json({ type: "object" }), "text/event-stream": { schema: { type: "string" } } } },
+        "202": { description: "Notification accepted (no response body)." },
+        "400": { description: "Not JSON or not a JSON-RPC 2.0 message (JSON-RPC error -32700 / -32600).", content: json({ type: "object" }) },
+        "413": { description: "Body larger than the transport accepts (JSON-RPC error -32600).", content: json({ type: "object" }) },
+      },
+      { requestBody: { required: true, description: "JSON-RPC 2.0 message or batch (initialize, tools/list, tools/call).", content: json({ type: ["object", "array"] }) } },
+    ),
+    put: op("put", "MCP endpoint (PUT: not allowed)", { "405": notAllowed }),
+    patch: op("patch", "MCP endpoint (PATCH: not allowed)", { "405": notAllowed }),
+    delete: op("delete", "MCP endpoint (DELETE: no session to end)", { "405": err("The server is stateless: there is no MCP session to terminate.") }),
+  };
+}
+
+function components(products: readonly AnyProduct[]): Json {
+  const outputs: Json = {};
+  for (const p of products) outputs[schemaName(p)] = jsonSchemaOf(p.output);
+  const errorCodes = Object.keys(ERROR_CODES);
+  const str = { type: "string" };
+  return {
+    securitySchemes: {
+      x402: { type: "apiKey", in: "header", name: "X-PAYMENT", description: "x402 v1 payment: base64 payment payload signed for one of the `accepts[]` of the 402 body (scheme exact, USDC via EIP-3009). Satisfies any paid operation." },
+      x402v2: { type: "apiKey", in: "header", name: "PAYMENT-SIGNATURE", description: "x402 v2 payment: base64 payment payload signed for the requirement in the 402 `PAYMENT-REQUIRED` header. Satisfies any paid operation." },
+      ApiKeyAuth: { type: "apiKey", in: "header", name: "X-Api-Key", description: `Free-tier API key from GET /v1/free-key (${freeQuota()} calls per UTC day); covers the operations marked x-free-tier.` },
+      BundleToken: { type: "apiKey", in: "header", name: "X-Bundle-Token", description: "Prepaid bundle token from GET /v1/bundle or /v1/bundle/enterprise (also accepted as `Authorization: Bearer <token>`); each call consumes x-credits credits." },
+      AdminBearer: { type: "http", scheme: "bearer", description: "ADMIN_TOKEN of the instance (internal endpoints only)." },
+    },
+    headers: {
+      PaymentRequired: { description: "x402 v2 payment requirement: base64 JSON `{x402Version: 2, error, resource, accepts[]}`.", schema: str },
+      PaymentResponse: { description: "x402 v2 settlement receipt (base64 JSON) after a paid call.", schema: str },
+      XPaymentResponse: { description: "x402 v1 settlement receipt (base64 JSON) after a paid call.", schema: str },
+      ReceiptId: { description: "Id of the receipt recorded for a charged call.", schema: str },
+      RetryAfter: { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 0 } },
+      RateLimitLimit: { description: "Calls allowed in the window.", schema: { type: "integer" } },
+      RateLimitRemaining: { description: "Calls left in the window.", schema: { type: "integer" } },
+      QuotaRemaining: { description: "Free-tier calls left today.", schema: { type: "integer" } },
+      CacheControl: { description: "Caching policy of the document.", schema: str },
+    },
+    responses: {
+      PaymentRequired: {
+        description: "Payment required: no valid payment, bundle token or API key (or the one sent was refused). The body follows x402 v1 (accepts[]) and adds the spec 2.2 fields endpoint, price and instruction; the PAYMENT-REQUIRED header carries the x402 v2 requirement.",
+        headers: { "PAYMENT-REQUIRED": ref("headers", "PaymentRequired") },
+        content: json(ref("schemas", "PaymentRequired")),
+      },
+      QuotaExhausted: {
+        description: "The free-tier key used up its daily quota (code quota_exhausted); the body still carries the payment requirement so the caller can pay instead.",
+        headers: { "Retry-After": ref("headers", "RetryAfter"), "X-Quota-Remaining": ref("headers", "QuotaRemaining"), "PAYMENT-REQUIRED": ref("headers", "PaymentRequired") },
+        content: json(ref("schemas", "PaymentRequired")),
+      },
+      RateLimited: {
+        description: "Per-client rate limit exceeded (code rate_limited).",
+        headers: { "Retry-After": ref("headers", "RetryAfter"), "RateLimit-Limit": ref("headers", "RateLimitLimit"), "RateLimit-Remaining": ref("headers", "RateLimitRemaining") },
+        content: json(ref("schemas", "ErrorResponse")),
+      },
+      ValidationFailed: { description: "Invalid parameter (spec 2.6).", content: json(ref("schemas", "HTTPValidationError")) },
+      UpstreamUnavailable: {
+        description: "An upstream data source failed (code upstream_unavailable); nothing was charged.",
+        headers: { "Retry-After": ref("headers", "RetryAfter") },
+        content: json(ref("schemas", "ErrorResponse")),
+      },
+      ServiceUnavailable: {
+        description: "The service could not complete the call (code service_unavailable); nothing was charged.",
+        headers: { "Retry-After": ref("headers", "RetryAfter") },
+        content: json(ref("schemas", "ErrorResponse")),
+      },
+      NotFound: { description: "Not found (code not_found).", content: json(ref("schemas", "ErrorResponse")) },
+    },
+    schemas: {
+      ValidationError: {
+        type: "object",
+        title: "ValidationError",
+        required: ["loc", "msg", "type"],
+        properties: {
+          loc: { type: "array", title: "Location", items: { anyOf: [{ type: "string" }, { type: "integer" }] } },
+          msg: { type: "string", title: "Message" },
+          type: { type: "string", title: "Error Type" },
+          input: { title: "Input" },
+          ctx: { type: "object", title: "Context" },
+        },
+      },
+      HTTPValidationError: { type: "object", title: "HTTPValidationError", properties: { detail: { type: "array", title: "Detail", items: ref("schemas", "ValidationError") } } },
+      ErrorResponse: {
+        type: "object",
+        required: ["error"],
+        properties: {
+          error: {
+            type: "object",
+            required: ["code", "message"],
+            properties: {
+              code: { type: "string", enum: errorCodes, description: "Stable machine-readable code." },
+              message: str,
+              retry_after: { type: "integer", description: "Seconds to wait (429, 503)." },
+              sources: { type: "array", items: str, description: "Upstream providers involved (503)." },
+            },
+          },
+        },
+      },
+      X402ResourceInfo: { type: "object", required: ["url"], properties: { url: str, description: str, mimeType: str } },
+      X402RequirementV2: {
+        type: "object",
+        required: ["scheme", "network", "amount", "asset", "payTo", "maxTimeoutSeconds"],
+        properties: { scheme: { type: "string", enum: ["exact"] }, network: { type: "string", description: "CAIP-2 network, e.g. eip155:8453" }, amount: { type: "string", description: "Amount in the asset's base units" }, asset: str, payTo: str, maxTimeoutSeconds: { type: "integer" }, extra: { type: "object" } },
+      },
+      X402RequirementV1: {
+        type: "object",
+        required: ["scheme", "network", "maxAmountRequired", "resource", "payTo", "asset"],
+        properties: { scheme: str, network: { type: "string", description: "x402 v1 network name, e.g. base" }, maxAmountRequired: str, resource: str, description: str, mimeType: str, outputSchema: { type: "object" }, payTo: str, maxTimeoutSeconds: { type: "integer" }, asset: str, extra: { type: "object" } },
+      },
+      PaymentRequired: {
+        type: "object",
+        required: ["x402Version", "error", "code", "accepts", "endpoint", "price", "instruction"],
+        properties: {
+          x402Version: { type: "integer", const: 1 },
+          error: { type: "string", description: "Why payment is required" },
+          code: { type: "string", enum: errorCodes.filter((c) => ERROR_CODES[c as keyof typeof ERROR_CODES].status === 402 || c === "quota_exhausted") },
+          accepts: { type: "array", items: ref("schemas", "X402RequirementV1"), description: "x402 v1 requirements (empty when per-call payment is not configured on this instance)" },
+          endpoint: { type: "string", description: "Path of the operation (spec 2.2)" },
+          price: { type: "string", description: "Price in USD as declared (spec 2.2)" },
+          price_usd: { type: "string", description: "Price in USD with 6 decimals" },
+          currency: { type: "string", const: "USD" },
+          instruction: { type: "string", description: "How to pay or which alternative credential to use (spec 2.2)" },
+          x402: {
+            type: "object",
+            description: "The x402 v2 requirement (same as the PAYMENT-REQUIRED header)",
+            properties: { x402Version: { type: "integer", const: 2 }, error: str, resource: ref("schemas", "X402ResourceInfo"), accepts: { type: "array", items: ref("schemas", "X402RequirementV2") } },
+          },
+          xlm: { type: ["object", "null"], description: "Native XLM payment offer with memo, when configured" },
+          alternatives: { type: "object", properties: { bundle: { type: ["string", "null"] }, free_key: { type: ["string", "null"] } } },
+        },
+      },
+      SampleSnapshot: jsonSchemaOf(sampleSnapshotSchema),
+      Manifest: {
+        type: "object",
+        required: ["endpoints", "attestation_public_key"],
+        properties: {
+          name: str,
+          version: str,
+          network: str,
+          endpoints: { type: "array", items: { type: "object", required: ["path", "price_usd", "network"], properties: { path: str, method: str, price_usd: str, network: str, tags: { type: "array", items: str }, tool: { type: ["object", "null"] }, params: { type: "array", items: { type: "object" } } } } },
+          attestation_public_key: { type: ["object", "string", "null"], description: "Ed25519 public key verifying /v1/attested-quote signatures (null when the database is unreachable)" },
+        },
+      },
+      ...outputs,
+    },
+  };
+}
+
+function tags(products: readonly AnyProduct[]): Json[] {
+  const seen = new Set<string>();
+  for (const p of products) for (const t of p.tags) seen.add(t);
+  return [
+    ...[...seen].map((t) => ({ name: t, description: `Paid operations tagged ${t}.` })),
+    { name: "free", description: "Free endpoints (no payment)." },
+    { name: "discovery", description: "Discovery documents for agents (free)." },
+    { name: "mcp", description: `MCP tool interface (${SERVICE.mcpTransport}).` },
+  ];
+}
+
+function infoDescription(): string {
+  const pay = paymentFacts();
+  return [
+    SERVICE.description,
+    "",
+    "## Paying",
+    `Paid operations answer **402** without a credential. Pay per call with x402 (scheme \`exact\`, USDC on \`${pay.network}\`, asset \`${pay.asset.address}\`): sign the requirement from the \`PAYMENT-REQUIRED\` header and repeat with \`PAYMENT-SIGNATURE\` (v2), or sign one of the body's \`accepts[]\` and repeat with \`X-PAYMENT\` (v1). Alternatives: a prepaid bundle token (\`X-Bundle-Token\`) or a free-tier key (\`X-Api-Key\`, GET /v1/free-key).`,
+    "",
+    "Each paid operation declares its offer under `x-payment-info` (protocols, price with 6 decimals, offers[] with the amount in USDC base units), its MCP tool under `x-mcp-tool` and its bundle cost under `x-credits`.",
+    "",
+    "## Errors",
+    "422 bodies follow `HTTPValidationError`; other errors are `{error: {code, message}}` with a stable code. Nothing is charged when a call fails.",
+  ].join("\n");
+}
+
+/** The OpenAPI document for the instance at `base`. */
+export function buildOpenApi(base: string): Json {
+  const products = paidProducts();
+  const paths: Json = {};
+  for (const p of products) paths[p.path] = { get: paidOperation(p) };
+  for (const e of FREE_ENDPOINTS) paths[e.path] = { get: freeOperation(e) };
+  paths["/"] = {
+    get: {
+      operationId: "getServiceInfo",
+      summary: "Service info",
+      description: "Service info as JSON for agents (`Accept: application/json`); the home page for browsers.",
+      tags: ["free"],
+      security: [],
+      responses: { "200": { description: "Service info or home page.", content: { ...json({ type: "object" }), "text/html": { schema: { type: "string" } } } } },
+    },
+  };
+  for (const d of DISCOVERY_DOCUMENTS) paths[d.path] = { get: discoveryOperation(d) };
+  paths[SERVICE.mcpPath] = mcpOperations(false);
+  paths[`${SERVICE.mcpPath}/{path}`] = mcpOperations(true);
+  return {
+    openapi: SERVICE.openapiVersion,
+    info: { title: SERVICE.title, version: SERVICE.apiVersion, summary: SERVICE.summary, description: infoDescription() },
+    servers: [{ url: base, description: "This instance" }],
+    tags: tags(products),
+    paths,
+    components: components(products),
+  };
+}

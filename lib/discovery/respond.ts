@@ -1,0 +1,53 @@
+/**
+ * Route-handler factories for the discovery documents: build the document for the
+ * request's base URL, answer with its media type, a public cache header and open CORS
+ * (browser-based agents read these too). Any failure becomes the usual JSON error.
+ */
+import { errorResponse } from "@/lib/errors";
+import { baseUrl } from "@/lib/http/base-url";
+
+/** Seconds clients and shared caches may reuse a discovery document. */
+export const DOCUMENT_MAX_AGE = 300;
+
+const COMMON = {
+  "Cache-Control": `public, max-age=${DOCUMENT_MAX_AGE}`,
+  "Access-Control-Allow-Origin": "*",
+  "X-Content-Type-Options": "nosniff",
+};
+
+type Handler = (req: Request) => Promise<Response>;
+
+function handler(route: string, make: (req: Request, base: string) => Promise<{ body: BodyInit; type: string; headers?: Record<string, string> }>): Handler {
+  return async (req) => {
+    try {
+      const { body, type, headers } = await make(req, baseUrl(req));
+      return new Response(body, { status: 200, headers: { ...COMMON, "Content-Type": type, ...headers } });
+    } catch (err) {
+      return errorResponse(err, { route });
+    }
+  };
+}
+
+/** JSON document (pretty-printed: people read these too). */
+export function jsonDocument(route: string, build: (base: string, req: Request) => unknown, mediaType = "application/json"): Handler {
+  return handler(route, async (req, base) => ({ body: JSON.stringify(await build(base, req), null, 2), type: mediaType }));
+}
+
+/** Text document in UTF-8. */
+export function textDocument(route: string, build: (base: string) => string, mediaType: string): Handler {
+  return handler(route, async (_req, base) => ({ body: build(base), type: `${mediaType}; charset=utf-8` }));
+}
+
+/** Text document served as text/markdown when the client accepts it, text/plain otherwise. */
+export function markdownDocument(route: string, build: (base: string) => string): Handler {
+  return handler(route, async (req, base) => {
+    const accept = req.headers.get("accept") ?? "";
+    const type = /\btext\/markdown\b/i.test(accept) ? "text/markdown" : "text/plain";
+    return { body: build(base), type: `${type}; charset=utf-8`, headers: { Vary: "Accept" } };
+  });
+}
+
+/** Binary document. */
+export function binaryDocument(route: string, build: (base: string) => Promise<Uint8Array>, mediaType: string): Handler {
+  return handler(route, async (_req, base) => ({ body: Buffer.from(await build(base)), type: mediaType }));
+}

@@ -1,0 +1,73 @@
+/**
+ * The agent skill of this service (agentskills.io SKILL.md: YAML front matter with
+ * `name` and `description`, then Markdown instructions) and its discovery index
+ * (/.well-known/agent-skills/index.json, Agent Skills discovery schema 0.2.0) whose
+ * sha256 digest is computed from the exact bytes served.
+ */
+import { createHash } from "node:crypto";
+import { usdLabel } from "@/lib/payments/price";
+import { SKILL_NAME } from "@/lib/discovery/documents";
+import { SERVICE, paidProducts, paramDocs, paymentFacts } from "@/lib/discovery/service";
+import { toolList } from "@/lib/discovery/tools";
+
+export const SKILL_DESCRIPTION =
+  "Get crypto market intelligence (XLM sentiment, quotes and order book, arbitrage, multi-asset screens, breadth, gas, prediction markets, wallet intel, token safety, whale flow) from a pay-per-call API or MCP server, paying per call with x402 USDC, a prepaid bundle or a free-tier key. Use when an agent needs live crypto market data or trading signals.";
+
+export function skillPath(): string {
+  return `/.well-known/agent-skills/${SKILL_NAME}/SKILL.md`;
+}
+
+/** The SKILL.md document for the instance at `base`. */
+export function skillMarkdown(base: string): string {
+  const pay = paymentFacts();
+  const rows = paidProducts().map((p) => {
+    const params = paramDocs(p.params).map(([n, d]) => `${n}${d.required ? "" : "?"}`).join(", ") || "none";
+    return `| GET ${p.path} | ${usdLabel(p.httpPrice)} | ${p.tool ? `${p.tool.name} (${usdLabel(p.tool.price)})` : "-"} | ${params} | ${p.title} |`;
+  });
+  const free = toolList().filter((t) => t.free);
+  return [
+    "---",
+    `name: ${SKILL_NAME}`,
+    `description: ${JSON.stringify(SKILL_DESCRIPTION)}`,
+    "metadata:",
+    `  version: "${SERVICE.apiVersion}"`,
+    `  base_url: "${base}"`,
+    "---",
+    "",
+    `# ${SERVICE.title}`,
+    "",
+    SERVICE.description,
+    "",
+    "## When to use",
+    "- You need live crypto market data or a trading signal (XLM sentiment, order book, arbitrage, screens, breadth, gas, prediction odds, wallet or token checks).",
+    `- Start free: MCP tool \`${free.map((t) => t.name).join("` / `")}\`, or \`GET ${base}/v1/sample\`.`,
+    "",
+    "## How to call",
+    `1. HTTP: \`GET ${base}<path>\` with the query parameters below. MCP: connect to \`${base}/mcp\` (streamable-http, protocol ${SERVICE.mcpProtocolVersion}) and call the tool.`,
+    "2. Without a credential a paid call answers **402** (MCP: the requirement is the tool result) with `endpoint`, `price` and `instruction`.",
+    `3. Pay with x402 (scheme \`exact\`, USDC on \`${pay.network}\`): sign the requirement from the \`PAYMENT-REQUIRED\` header and repeat with \`PAYMENT-SIGNATURE\` (v2), or sign one of the body's \`accepts[]\` and send \`X-PAYMENT\` (v1). MCP: pass the payload as the \`payment\` argument.`,
+    "4. Or use a prepaid bundle token (`X-Bundle-Token` / `bundle_token`) or a free-tier key (`X-Api-Key` / `api_key`, mint one with `GET /v1/free-key` or `get_free_api_key`).",
+    "5. Nothing is charged when a call fails (422 invalid parameter, 503 upstream down: retry after `Retry-After`).",
+    "",
+    "## Endpoints",
+    "| HTTP | Price | MCP tool | Parameters | What |",
+    "|---|---|---|---|---|",
+    ...rows,
+    "",
+    "## References",
+    `- OpenAPI: ${base}/openapi.json`,
+    `- MCP tools: ${base}/.well-known/mcp.json`,
+    `- Payment requirements: ${base}/.well-known/x402-manifest.json`,
+    `- Auth guide: ${base}/auth.md`,
+    "",
+  ].join("\n");
+}
+
+/** /.well-known/agent-skills/index.json */
+export function skillsIndex(base: string): Record<string, unknown> {
+  const digest = createHash("sha256").update(skillMarkdown(base), "utf8").digest("hex");
+  return {
+    $schema: "https://schemas.agentskills.io/discovery/0.2.0/schema.json",
+    skills: [{ name: SKILL_NAME, type: "skill-md", description: SKILL_DESCRIPTION, url: `${base}${skillPath()}`, digest: `sha256:${digest}` }],
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * /robots.txt and /sitemap.xml.
+ *
+ * robots.txt declares Cloudflare-style content signals (contentsignals.org): search
+ * and AI input (grounding, answers) are welcome, training on the content is not; the
+ * internal endpoints are disallowed.
+ */
+import { FREE_ENDPOINTS, PUBLIC_FREE_ENDPOINTS } from "@/lib/catalog/free";
+import { DISCOVERY_DOCUMENTS } from "@/lib/discovery/documents";
+import { paidProducts } from "@/lib/discovery/service";
+
+export const CONTENT_SIGNAL = "search=yes, ai-input=yes, ai-train=no";
+
+/** /robots.txt */
+export function robotsTxt(base: string): string {
+  return [
+    "# Content signals (https://contentsignals.org):",
+    "# search: building a search index and providing search results.",
+    "# ai-input: inputting content into AI models (retrieval, grounding, agent answers).",
+    "# ai-train: training or fine-tuning AI models.",
+    "# yes = allowed, no = not allowed.",
+    "",
+    "User-agent: *",
+    `Content-Signal: ${CONTENT_SIGNAL}`,
+    "Allow: /",
+    ...FREE_ENDPOINTS.filter((e) => e.internal).map((e) => `Disallow: ${e.path}`),
+    "",
+    `Sitemap: ${base}/sitemap.xml`,
+    "",
+  ].join("\n");
+}
+
+const xml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+/** Every URL the sitemap lists (home, discovery documents, free and paid endpoints). */
+export function sitemapUrls(base: string): string[] {
+  return [
+    `${base}/`,
+    ...DISCOVERY_DOCUMENTS.filter((d) => d.sitemap).map((d) => `${base}${d.path}`),
+    ...PUBLIC_FREE_ENDPOINTS.map((e) => `${base}${e.path}`),
+    ...paidProducts().map((p) => `${base}${p.path}`),
+  ];
+}
+
+/** /sitemap.xml */
+export function sitemapXml(base: string): string {
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
+    ...sitemapUrls(base).map((u) => `  <url><loc>${xml(u)}</loc></url>`),
+    "</urlset>",
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,72 @@
+/**
+ * The two x402 discovery documents. /.well-known/x402 follows the discovery-document
+ * shape x402 indexers read (`version`, `resources[]` of payable URLs, `instructions`);
+ * /.well-known/x402-manifest.json adds per resource the price, the exact v2 payment
+ * requirements this instance would answer with, the spec 2.3 offer and the query
+ * parameters (Bazaar-style `input`). Both list exactly the catalog's paid paths, at the
+ * HTTP price, like /v1/manifest.
+ */
+import type { AnyProduct } from "@/lib/catalog/types";
+import { paymentOffer } from "@/lib/payments/offer";
+import { buildRequirements } from "@/lib/payments/x402/codec";
+import { usd6 } from "@/lib/payments/price";
+import { SERVICE, paidProducts, paramDocs, paymentFacts } from "@/lib/discovery/service";
+
+function instructions(base: string): string {
+  const pay = paymentFacts();
+  return `Every resource is a GET that answers HTTP 402 until paid (after its query parameters validate). Pay per call with x402 (scheme exact, USDC on ${pay.network}): sign the requirement from the PAYMENT-REQUIRED header and repeat the request with PAYMENT-SIGNATURE (v2), or sign one of the body's accepts[] and send X-PAYMENT (v1). Prices and requirements: ${base}/.well-known/x402-manifest.json. Alternatives: prepaid bundle token (X-Bundle-Token) or free-tier key (X-Api-Key from ${base}/v1/free-key).`;
+}
+
+/** /.well-known/x402 */
+export function x402Discovery(base: string): Record<string, unknown> {
+  return {
+    version: 1,
+    x402Version: 2,
+    resources: paidProducts().map((p) => `${base}${p.path}`),
+    instructions: instructions(base),
+    manifest: `${base}/.well-known/x402-manifest.json`,
+    openapi: `${base}/openapi.json`,
+  };
+}
+
+function queryParams(p: AnyProduct): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, d] of paramDocs(p.params)) {
+    out[name] = { type: d.type, description: d.description, required: d.required, ...(d.default !== undefined ? { default: d.default } : {}), ...(d.enum ? { enum: d.enum } : {}) };
+  }
+  return out;
+}
+
+/** /.well-known/x402-manifest.json */
+export function x402Manifest(base: string): Record<string, unknown> {
+  const pay = paymentFacts();
+  return {
+    name: SERVICE.name,
+    description: SERVICE.description,
+    version: SERVICE.apiVersion,
+    x402Version: 2,
+    base_url: base,
+    network: pay.network,
+    asset: pay.asset,
+    pay_to: pay.pay_to,
+    schemes: ["exact"],
+    headers: { payment_v2: "PAYMENT-SIGNATURE", payment_v1: "X-PAYMENT", requirement_v2: "PAYMENT-REQUIRED", receipt_v2: "PAYMENT-RESPONSE", receipt_v1: "X-PAYMENT-RESPONSE" },
+    resources: paidProducts().map((p) => ({
+      resource: `${base}${p.path}`,
+      path: p.path,
+      method: "GET",
+      title: p.title,
+      description: p.description,
+      mimeType: "application/json",
+      price_usd: usd6(p.httpPrice),
+      network: pay.network,
+      accepts: buildRequirements(p.httpPrice),
+      payment_offer: paymentOffer(p.httpPrice),
+      input: { type: "http", method: "GET", queryParams: queryParams(p) },
+      output_schema: `${base}/openapi.json#/paths/${p.path.replaceAll("~", "~0").replaceAll("/", "~1")}/get/responses/200`,
+      tool: p.tool ? { name: p.tool.name, price_usd: usd6(p.tool.price) } : null,
+      tags: p.tags,
+    })),
+    documents: { discovery: `${base}/.well-known/x402`, manifest: `${base}/v1/manifest`, openapi: `${base}/openapi.json` },
+  };
+}

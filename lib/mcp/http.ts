@@ -1,0 +1,174 @@
+/**
+ * HTTP in front of the MCP transport, for /mcp and /mcp/{path} (spec 4.4), every method:
+ *
+ * - POST /mcp: MCP JSON-RPC over streamable HTTP. The body is read here first, bounded
+ *   (413 over MCP_MAX_BODY_BYTES), parsed (400 / -32700) and shape-checked as JSON-RPC 2.0
+ *   (400 / -32600), so malformed traffic gets a JSON-RPC error before the SDK sees it.
+ * - GET /mcp: with `Accept: text/event-stream` (an MCP client opening the optional
+ *   standalone SSE stream) 405, which is how a stateless streamable-HTTP server says it
+ *   offers none; otherwise 200 JSON describing the server.
+ * - GET /mcp/{path} and GET /mcp?path=: JSON views (lib/mcp/paths.ts); 404 JSON when unknown.
+ * - DELETE /mcp: 405 — the server is stateless, there is no session to terminate (MCP
+ *   clients treat 405 on DELETE as "nothing to end").
+ * - PUT, PATCH (and POST on a sub-path): 405 JSON with Allow.
+ * - An invalid `path` value: 422 (spec 2.6) on every method, loc ["query","path"] or ["path","path"].
+ * Nothing here answers HTML or a bare 500.
+ */
+import { paramsSchema } from "@/lib/catalog/params";
+import { validateOrThrow } from "@/lib/catalog/validate";
+import { ApiError, errorResponse, jsonResponse } from "@/lib/errors";
+import { baseUrl } from "@/lib/http/base-url";
+import { log } from "@/lib/log";
+import { MCP_MAX_BODY_BYTES, MCP_PATH } from "@/lib/mcp/info";
+import { MCP_PATH_PARAM, pathView } from "@/lib/mcp/paths";
+import { mcpTransportHandler } from "@/lib/mcp/server";
+
+/** Browser-based MCP clients (e.g. the Inspector UI) call cross-origin; credentials travel in the body, never in cookies. */
+const CORS: Record<string, string> = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Expose-Headers": "Mcp-Session-Id, Mcp-Protocol-Version, Allow",
+};
+
+const TRANSPORT_ALLOW = "GET, POST, OPTIONS";
+const VIEW_ALLOW = "GET, OPTIONS";
+
+const pathSchema = paramsSchema({ path: MCP_PATH_PARAM });
+
+function withCors(res: Response): Response {
+  // Responses from the SDK may have immutable headers; copy when needed.
+  try {
+    for (const [k, v] of Object.entries(CORS)) res.headers.set(k, v);
+    return res;
+  } catch {
+    const headers = new Headers(res.headers);
+    for (const [k, v] of Object.entries(CORS)) headers.set(k, v);
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+  }
+}
+
+/** A JSON-RPC 2.0 error response (the form MCP clients parse on the transport). */
+export function jsonRpcError(status: number, code: number, message: string, id: string | number | null = null, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id }), {
+    status,
+    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", ...headers },
+  });
+}
+
+function methodNotAllowed(method: string, allow: string, why: string): Response {
+  return errorResponse(new ApiError("method_not_allowed", `${method} is not allowed here: ${why}`, { headers: { Allow: allow } }));
+}
+
+/** Reads at most `max` bytes; null when the body is larger. */
+async function readBounded(req: Request, max: number): Promise<string | null> {
+  const declared = Number(req.headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > max) return null;
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isId = (v: unknown): v is string | number => typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
+
+/** Why `m` is not a JSON-RPC 2.0 request, notification or response; null when it is one. */
+function jsonRpcProblem(m: unknown): string | null {
+  if (!isObject(m)) return "a JSON-RPC message must be an object";
+  if (m.jsonrpc !== "2.0") return '"jsonrpc" must be "2.0"';
+  if ("method" in m) {
+    if (typeof m.method !== "string" || m.method === "") return '"method" must be a non-empty string';
+    if ("id" in m && !isId(m.id)) return '"id" must be a string or a number';
+    if ("params" in m && m.params !== undefined && typeof m.params !== "object") return '"params" must be an object or an array';
+    return null;
+  }
+  if (("result" in m || "error" in m) && (isId(m.id) || m.id === null)) return null;
+  return 'a request needs "method"; a response needs "id" and "result" or "error"';
+}
+
+async function serveTransport(req: Request): Promise<Response> {
+  const text = await readBounded(req, MCP_MAX_BODY_BYTES).catch(() => undefined);
+  if (text === undefined) return jsonRpcError(400, -32700, "Parse error: the request body could not be read.");
+  if (text === null) return jsonRpcError(413, -32600, `Request body too large: at most ${MCP_MAX_BODY_BYTES} bytes.`);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON.");
+  }
+  const messages = Array.isArray(body) ? body : [body];
+  if (messages.length === 0) return jsonRpcError(400, -32600, "Invalid Request: empty batch.");
+  for (const m of messages) {
+    const problem = jsonRpcProblem(m);
+    if (problem) return jsonRpcError(400, -32600, `Invalid Request: ${problem}.`, isObject(m) && isId(m.id) ? m.id : null);
+  }
+  const forwarded = new Request(req.url, { method: "POST", headers: req.headers, body: text, signal: req.signal });
+  try {
+    return await mcpTransportHandler(forwarded);
+  } catch (err) {
+    log.error("mcp.transport_error", { message: (err as Error)?.message });
+    return jsonRpcError(500, -32603, "Internal error.", isObject(body) && isId(body.id) ? body.id : null);
+  }
+}
+
+function wantsEventStream(req: Request): boolean {
+  return (req.headers.get("accept") ?? "").toLowerCase().includes("text/event-stream");
+}
+
+/**
+ * Serves /mcp (`segments` null; `path` from the query) and /mcp/{path} (`segments` from
+ * the route).
+ */
+export async function serveMcp(req: Request, segments: string[] | null): Promise<Response> {
+  const method = req.method.toUpperCase();
+  try {
+    if (method === "OPTIONS") {
+      return new Response(null, {
+        status: 204,
+        headers: {
+          ...CORS,
+          "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS",
+          "Access-Control-Allow-Headers": "Content-Type, Accept, Authorization, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-Id",
+          "Access-Control-Max-Age": "86400",
+          Allow: segments ? VIEW_ALLOW : `${TRANSPORT_ALLOW}, DELETE`,
+        },
+      });
+    }
+    const url = new URL(req.url);
+    const raw = segments ? segments.join("/") : (url.searchParams.get("path") ?? undefined);
+    const { path } = validateOrThrow(pathSchema, { path: raw }, segments ? "path" : "query");
+
+    if (path === "") {
+      switch (method) {
+        case "POST":
+          return withCors(await serveTransport(req));
+        case "GET":
+        case "HEAD":
+          if (wantsEventStream(req)) {
+            return withCors(methodNotAllowed(method, TRANSPORT_ALLOW, "this stateless server offers no standalone SSE stream; POST JSON-RPC messages instead."));
+          }
+          return withCors(jsonResponse(pathView("", baseUrl(req)), { headers: { "Cache-Control": "no-store" } }));
+        case "DELETE":
+          return withCors(methodNotAllowed(method, TRANSPORT_ALLOW, "the server is stateless; there is no MCP session to terminate."));
+        default:
+          return withCors(methodNotAllowed(method, TRANSPORT_ALLOW, `POST JSON-RPC messages to ${MCP_PATH}, or GET it for a description.`));
+      }
+    }
+    // Sub-paths are read-only views; an unknown one is 404 whatever the method.
+    const view = pathView(path, baseUrl(req));
+    if (method !== "GET" && method !== "HEAD") return withCors(methodNotAllowed(method, VIEW_ALLOW, `${MCP_PATH}/${path} is a read-only view; the MCP transport is POST ${MCP_PATH}.`));
+    return withCors(jsonResponse(view, { headers: { "Cache-Control": "no-store" } }));
+  } catch (err) {
+    return withCors(errorResponse(err, { route: "mcp", method }));
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Identity and fixed limits of the MCP server at {base_url}/mcp (spec 1.2, 9). Other
+ * surfaces (server card, discovery documents) import these instead of repeating them.
+ */
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
+import { MAX_CREDENTIAL } from "@/lib/access/credentials";
+
+/** Name and version reported in `initialize` (spec 9: tool server version 0.2.0). */
+export const MCP_SERVER_INFO = { name: "echo-x402-sentiment", version: "0.2.0" } as const;
+
+/** Where the streamable-HTTP transport is mounted. */
+export const MCP_PATH = "/mcp";
+
+/** Transport name as the spec and server cards write it. */
+export const MCP_TRANSPORT = "streamable-http";
+
+/** Protocol version the spec declares (spec 9); newer ones are negotiated too. */
+export const MCP_SPEC_PROTOCOL_VERSION = "2024-11-05";
+
+/** The 2025-era protocol revisions negotiated in `initialize` (served statelessly); 2026-era envelope clients are served by the SDK too. */
+export const MCP_PROTOCOL_VERSIONS: readonly string[] = [...new Set([LATEST_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS, MCP_SPEC_PROTOCOL_VERSION])];
+
+/**
+ * Largest JSON-RPC body accepted on POST /mcp. Tool arguments are short strings and a
+ * base64 x402 payment is about 1.5 KB, so 64 KiB leaves ample room while keeping a
+ * single request from tying up the parser.
+ */
+export const MCP_MAX_BODY_BYTES = 64 * 1024;
+
+/** Longest credential argument accepted (same bound the HTTP headers get). */
+export const MCP_MAX_CREDENTIAL_CHARS = MAX_CREDENTIAL;
+
+/** Shown to clients after `initialize`: how paying works on this server. */
+export const MCP_INSTRUCTIONS = [
+  "Crypto market intelligence (XLM focus) for agents. get_xlm_sentiment and get_free_api_key are free.",
+  "Every other tool states its price in its description. Call it with one credential:",
+  '"api_key" (free tier, from get_free_api_key; standard tools only), "bundle_token" (prepaid credits from buy_call_credits_bundle),',
+  'or an x402 payment for exactly the tool price: a base64 x402 PaymentPayload in "payment" or the payload object in _meta["x402/payment"].',
+  "Without a credential the tool result is the payment requirement (endpoint, price, instruction, x402 accepts[]); nothing is charged unless the call succeeds.",
+].join(" ");

@@ -1,0 +1,179 @@
+/**
+ * The 18 MCP tools (spec 4.5), generated from the catalog: the two free tools
+ * (get_xlm_sentiment, get_free_api_key) and one paid tool per catalog product that
+ * declares `tool` (name, title, tool price). Descriptions state the price, input
+ * schemas come from the products' parameter docs, output schemas from their zod output.
+ * A paid call passes through the same access gate and handler as the HTTP path, at the
+ * tool price.
+ */
+import { z } from "zod";
+import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/server";
+import { PRODUCTS, productByPath } from "@/lib/catalog";
+import { FREE_ENDPOINTS } from "@/lib/catalog/free";
+import type { AnyProduct } from "@/lib/catalog/types";
+import { runProduct } from "@/lib/catalog/run";
+import { credentialFromToolArgs } from "@/lib/access/credentials";
+import { runGated } from "@/lib/access/gate";
+import { FREE_KEY_PARAMS, mintFreeKey } from "@/lib/access/free-key";
+import { xlmSnapshot, xlmSnapshotSchema } from "@/lib/market/xlm/snapshot";
+import { cached } from "@/lib/market/cache";
+import { UpstreamError } from "@/lib/market/upstream";
+import { UnavailableError } from "@/lib/errors";
+import { usdLabel } from "@/lib/payments/price";
+import { clientIp } from "@/lib/http/client-ip";
+import { baseUrl } from "@/lib/http/base-url";
+import { inputSchemaFor, parseArguments, type JsonSchema } from "@/lib/mcp/arguments";
+import { accessMeta, okResult, resultForError } from "@/lib/mcp/results";
+import { MCP_PATH } from "@/lib/mcp/info";
+
+/** What a tool call knows about its transport. */
+export interface ToolCallContext {
+  /** The HTTP request carrying the call (client IP, base URL). */
+  request?: Request;
+  /** `params._meta` of the call (x402 MCP binding: `x402/payment`). */
+  meta?: Record<string, unknown>;
+}
+
+export interface McpToolDef {
+  name: string;
+  title: string;
+  description: string;
+  /** Tool price in USD as the catalog writes it; "0" for the free tools. */
+  price: string;
+  free: boolean;
+  /** The HTTP path of the same product (spec 4.5 "Path"), or null. */
+  endpoint: string | null;
+  product: AnyProduct | null;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema | null;
+  annotations: ToolAnnotations;
+  call(args: unknown, ctx: ToolCallContext): Promise<CallToolResult>;
+}
+
+/** The tool's output schema as JSON Schema (no `$schema`: clients' draft-07 validators reject a 2020-12 meta-schema reference). */
+function outputJsonSchema(schema: z.ZodType): JsonSchema {
+  const json = z.toJSONSchema(schema, { target: "draft-2020-12", io: "output", unrepresentable: "any" }) as JsonSchema;
+  delete json.$schema;
+  return json;
+}
+
+const DATA_ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true } as const;
+
+function paidDescription(p: AnyProduct): string {
+  const tool = p.tool!;
+  const price = usdLabel(tool.price);
+  const how =
+    p.kind === "bundle"
+      ? `Pay with an x402 payment of exactly ${price} ("payment" argument or _meta["x402/payment"]); bundle tokens and free keys cannot buy bundles.`
+      : `Credentials: an x402 payment of exactly ${price} ("payment" argument or _meta["x402/payment"]), a prepaid "bundle_token" (${p.credits} credit${p.credits === 1 ? "" : "s"} per call)${p.freeTier ? ', or a free-tier "api_key"' : ""}.`;
+  return `${p.description} Price: ${price} per call (USDC on Base via x402). ${how} Without a credential the result is the payment requirement; nothing is charged unless the call succeeds. Same data as GET ${p.path}.`;
+}
+
+function paidTool(p: AnyProduct): McpToolDef {
+  const tool = p.tool!;
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: paidDescription(p),
+    price: tool.price,
+    free: false,
+    endpoint: p.path,
+    product: p,
+    inputSchema: inputSchemaFor(p.params, true),
+    outputSchema: outputJsonSchema(p.output),
+    annotations:
+      p.kind === "bundle"
+        ? { title: tool.title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true }
+        : { title: tool.title, ...DATA_ANNOTATIONS },
+    call: async (args, ctx) => {
+      try {
+        const { params, credentials } = parseArguments(p.params, true, args);
+        const credential = credentialFromToolArgs(credentials, ctx.meta?.["x402/payment"]);
+        const { value, headers } = await runGated(
+          {
+            product: p,
+            surface: "mcp",
+            credential,
+            resource: `${baseUrl(ctx.request)}${MCP_PATH}#${tool.name}`,
+            clientIp: ctx.request ? clientIp(ctx.request) : "unknown",
+          },
+          (grant) => runProduct(p, params, { payment: grant.payment }),
+          { onCommitFailed: p.onCommitFailed },
+        );
+        return okResult(value, accessMeta(headers, credential.kind));
+      } catch (err) {
+        return resultForError(err, { tool: tool.name });
+      }
+    },
+  };
+}
+
+/** The free snapshot is shared for a few seconds, like /v1/sample, so the free tool cannot drive upstream load. */
+const SNAPSHOT_TTL_MS = 15_000;
+
+function sentimentTool(): McpToolDef {
+  const full = productByPath("/v1/sentiment");
+  return {
+    name: "get_xlm_sentiment",
+    title: "XLM sentiment snapshot (free)",
+    description: `Free, no arguments. ${full?.description ?? "Composite XLM sentiment in [-1, 1] (positive = bullish)."} Returned as a JSON string (also as structuredContent): sentiment, sentiment_source, components, price_usd, mid, spread_pct, ts.`,
+    price: "0",
+    free: true,
+    endpoint: null,
+    product: null,
+    inputSchema: inputSchemaFor({}, false),
+    outputSchema: outputJsonSchema(xlmSnapshotSchema),
+    annotations: { title: "XLM sentiment snapshot (free)", ...DATA_ANNOTATIONS },
+    call: async (args) => {
+      try {
+        parseArguments({}, false, args);
+        const snap = await cached("mcp:get_xlm_sentiment", SNAPSHOT_TTL_MS, () =>
+          xlmSnapshot(new Date()).catch((err: unknown) => {
+            if (err instanceof UpstreamError) throw new UnavailableError(`XLM sentiment is unavailable: ${err.provider} failed.`, { sources: [err.provider] });
+            throw err;
+          }),
+        );
+        return okResult(snap);
+      } catch (err) {
+        return resultForError(err, { tool: "get_xlm_sentiment" });
+      }
+    },
+  };
+}
+
+function freeKeyTool(): McpToolDef {
+  const http = FREE_ENDPOINTS.find((e) => e.path === "/v1/free-key");
+  return {
+    name: "get_free_api_key",
+    title: "Free-tier API key (free)",
+    description: `Free. ${http?.description ?? "Mints a free-tier API key, shown once."} Pass it as the "api_key" argument of standard tools. Optional "email" is recorded with the key. Same as GET /v1/free-key; minting is rate-limited per client address.`,
+    price: "0",
+    free: true,
+    endpoint: http?.path ?? null,
+    product: null,
+    inputSchema: inputSchemaFor(FREE_KEY_PARAMS, false),
+    outputSchema: null,
+    annotations: { title: "Free-tier API key (free)", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    call: async (args, ctx) => {
+      try {
+        const { raw } = parseArguments(FREE_KEY_PARAMS, false, args);
+        const { body } = await mintFreeKey(raw, ctx.request ? clientIp(ctx.request) : "unknown", "arguments");
+        return okResult(body);
+      } catch (err) {
+        return resultForError(err, { tool: "get_free_api_key" });
+      }
+    },
+  };
+}
+
+let tools: readonly McpToolDef[] | undefined;
+
+/** All tools in listing order: the free ones, then the catalog's paid tools in catalog order. */
+export function mcpTools(): readonly McpToolDef[] {
+  tools ??= [sentimentTool(), freeKeyTool(), ...PRODUCTS.filter((p) => p.tool !== null).map(paidTool)];
+  return tools;
+}
+
+export function mcpTool(name: string): McpToolDef | undefined {
+  return mcpTools().find((t) => t.name === name);
+}

@@ -1,0 +1,472 @@
+/**
+ * The MCP server at /mcp end to end: the official SDK client over streamable HTTP
+ * against the real service (protocol 2024-11-05 and the latest), the 18 tools and their
+ * schemas, the free tools, the payment requirement as a tool result, api_key,
+ * bundle_token and x402 payments (argument and `_meta` binding) settled on a local chain
+ * at the TOOL price, nothing charged on failures or bad input, the MCP Inspector CLI, and
+ * the JSON answers of the proxy paths (spec 4.4).
+ */
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWalletClient, http, publicActions } from "viem";
+import type { HDAccount } from "viem/accounts";
+import { x402Client } from "@x402/fetch";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { toClientEvmSigner } from "@x402/evm";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { startChain, BASE_USDC, localBase, type Chain } from "../helpers/chain";
+import { startFixture, type Fixture } from "../helpers/fixture";
+import { requirementFrom, signAuthorization, v2Header, type Requirement } from "../helpers/payments";
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+/** Spec 4.5: the 18 tools. */
+const TOOL_NAMES = [
+  "get_xlm_sentiment",
+  "get_free_api_key",
+  "get_fear_greed_index",
+  "get_xlm_quote",
+  "get_xlm_sentiment_report",
+  "get_xlm_sentiment_history",
+  "get_xlm_network_pulse",
+  "get_arbitrage_opportunities",
+  "screen_multi_asset_strategy",
+  "get_market_breadth",
+  "get_attested_quote",
+  "get_base_gas_oracle",
+  "get_prediction_market_pulse",
+  "get_base_wallet_intel",
+  "buy_call_credits_bundle",
+  "buy_enterprise_bundle",
+  "check_token_safety",
+  "get_whale_flow",
+];
+const QUOTE_TOOL_PRICE = 100_000n; // get_xlm_quote: $0.10 (HTTP /v1/quote: $0.005)
+const PULSE_TOOL_PRICE = 100_000n; // get_xlm_network_pulse: $0.10 (HTTP /v1/xlm-network: $0.01)
+const FNG_TOOL_PRICE = 10_000n; // get_fear_greed_index: $0.01
+const BUNDLE_TOOL_PRICE = 1_000_000n; // buy_call_credits_bundle: $1.00 (HTTP /v1/bundle: $0.05)
+const MCP_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+
+/** The official transport, asking for an older protocol revision in `initialize`. */
+class PinnedVersionTransport extends StreamableHTTPClientTransport {
+  constructor(
+    url: URL,
+    private readonly version: string,
+  ) {
+    super(url);
+  }
+  override send(message: JSONRPCMessage, options?: Parameters<StreamableHTTPClientTransport["send"]>[1]): Promise<void> {
+    if ("method" in message && message.method === "initialize") {
+      message = { ...message, params: { ...message.params, protocolVersion: this.version } } as JSONRPCMessage;
+    }
+    return super.send(message, options);
+  }
+}
+
+type ToolResult = { content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, any>; isError?: boolean; _meta?: Record<string, any> };
+
+const textJson = (r: ToolResult): any => JSON.parse(r.content[0]!.text!);
+
+let chain: Chain;
+let fx: Fixture;
+let client: Client;
+let payer: HDAccount;
+let payTo: HDAccount;
+let apiKey: string;
+
+const call = async (name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) })) as ToolResult;
+const balances = async () => ({ payer: await chain.usdcBalance(payer.address), payTo: await chain.usdcBalance(payTo.address) });
+const keyUsed = async (key: string) => (await fx.json("/v1/usage", { headers: { "X-Api-Key": key } })).body.used_today as number;
+
+async function connect(version?: string): Promise<Client> {
+  const url = new URL(`${fx.svc.url}/mcp`);
+  const c = new Client({ name: "mcp-integration-test", version: "1.0.0" });
+  await c.connect(version ? new PinnedVersionTransport(url, version) : new StreamableHTTPClientTransport(url));
+  return c;
+}
+
+/** An x402 v2 payment payload for `accepted` (signed for real; nothing about verification is mocked). */
+async function paymentFor(accepted: Requirement, resource: string, value = BigInt(accepted.amount)) {
+  const payload = await signAuthorization(payer, { to: payTo.address, value });
+  return { header: v2Header({ ...accepted, amount: value.toString() }, payload, resource) };
+}
+
+/** The requirement a paid tool returns without credentials. */
+async function requirementOf(tool: string, args: Record<string, unknown> = {}) {
+  const r = await call(tool, args);
+  expect(r.isError).toBe(true);
+  const req = textJson(r);
+  return { req, accepted: req.accepts[0] as Requirement, resource: req.resource.url as string };
+}
+
+beforeAll(async () => {
+  chain = await startChain();
+  payer = chain.accounts[1]!;
+  payTo = chain.accounts[2]!;
+  await chain.mintUsdc(payer.address, 50_000_000n);
+  fx = await startFixture({
+    env: {
+      PAY_TO_ADDRESS: payTo.address,
+      FACILITATOR_PRIVATE_KEY: chain.privateKey(0),
+      SETTLEMENT_RPC_URL: chain.rpcUrl,
+      CACHE_DISABLED: "1",
+      FREE_KEY_MINTS_PER_HOUR: "10",
+    },
+  });
+  client = await connect();
+}, 180_000);
+afterAll(async () => {
+  await client?.close();
+  await fx?.close();
+  await chain?.stop();
+});
+
+describe("MCP transport (official SDK client, streamable HTTP)", () => {
+  it("initializes: server echo-x402-sentiment 0.2.0, tools without list-changed notifications", async () => {
+    expect(client.getServerVersion()).toEqual({ name: "echo-x402-sentiment", version: "0.2.0" });
+    expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
+    expect(client.getInstructions()).toMatch(/payment/);
+  });
+
+  it("accepts a client asking for protocol 2024-11-05 and serves it tools", async () => {
+    const old = await connect("2024-11-05");
+    try {
+      expect((old.transport as StreamableHTTPClientTransport).protocolVersion).toBe("2024-11-05");
+      const { tools } = await old.listTools();
+      expect(tools).toHaveLength(18);
+      const r = (await old.callTool({ name: "get_xlm_sentiment", arguments: {} })) as ToolResult;
+      expect(r.isError).toBeFalsy();
+    } finally {
+      await old.close();
+    }
+  });
+
+  it("lists exactly the 18 tools with string arguments, credentials, prices, annotations and output schemas", async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    expect(Object.keys(byName.get("get_xlm_sentiment")!.inputSchema.properties ?? {})).toEqual([]);
+    expect(byName.get("get_free_api_key")!.inputSchema.properties).toMatchObject({ email: { type: "string", default: "" } });
+    const history = byName.get("get_xlm_sentiment_history")!;
+    expect(history.inputSchema.properties).toMatchObject({ hours: { type: "string", default: "24" }, payment: { default: null }, bundle_token: { default: null }, api_key: { default: null } });
+    expect(history.description).toContain("$0.25 per call");
+    expect(history.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: true, idempotentHint: true });
+    expect(history.outputSchema?.type).toBe("object");
+    for (const name of ["get_base_gas_oracle", "get_prediction_market_pulse", "get_base_wallet_intel"]) {
+      expect(byName.get(name)!.description).toContain("$0.02 per call");
+      expect(byName.get(name)!.title).not.toContain("0.10");
+    }
+    for (const t of tools.filter((x) => !["get_xlm_sentiment", "get_free_api_key"].includes(x.name))) {
+      for (const [arg, schema] of Object.entries(t.inputSchema.properties ?? {})) {
+        if (["payment", "bundle_token", "api_key"].includes(arg)) continue;
+        expect((schema as { type: string }).type, `${t.name}.${arg}`).toBe("string");
+      }
+      expect(t.outputSchema, t.name).toBeDefined();
+    }
+  });
+
+  it("lists the 18 tools through the MCP Inspector CLI", async () => {
+    const cli = `${root}node_modules/@modelcontextprotocol/inspector/cli/build/cli.js`;
+    const { stdout } = await run(process.execPath, [cli, "--cli", `${fx.svc.url}/mcp`, "--method", "tools/list"], { timeout: 60_000, env: { ...process.env, NO_UPDATE_NOTIFIER: "1" } });
+    const listed = JSON.parse(stdout) as { tools: Array<{ name: string }> };
+    expect(listed.tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
+  });
+});
+
+describe("free tools", () => {
+  it("get_xlm_sentiment returns the spec 2.1 snapshot as a JSON string (and as structured content)", async () => {
+    const r = await call("get_xlm_sentiment");
+    expect(r.isError).toBeFalsy();
+    const snap = textJson(r);
+    expect(Object.keys(snap)).toEqual(expect.arrayContaining(["sentiment", "sentiment_source", "components", "price_usd", "mid", "spread_pct", "ts"]));
+    expect(snap.sentiment).toBeGreaterThanOrEqual(-1);
+    expect(snap.sentiment).toBeLessThanOrEqual(1);
+    expect(Object.keys(snap.components).sort()).toEqual(["fear_greed", "momentum", "order_flow"]);
+    expect(r.structuredContent).toEqual(snap);
+  });
+
+  it("get_free_api_key mints a working key through the /v1/free-key code (email recorded)", async () => {
+    const r = await call("get_free_api_key", { email: "agent@example.com" });
+    expect(r.isError).toBeFalsy();
+    const body = textJson(r);
+    expect(body.api_key).toMatch(/^echo_fk_/);
+    expect(body).toMatchObject({ email_recorded: true, used_today: 0 });
+    apiKey = body.api_key;
+    expect((await fx.json("/v1/usage", { headers: { "X-Api-Key": apiKey } })).body).toMatchObject({ kind: "api_key", used_today: 0 });
+    const bad = await call("get_free_api_key", { email: "not-an-address" });
+    expect(bad.isError).toBe(true);
+    expect(textJson(bad).detail[0]).toMatchObject({ loc: ["arguments", "email"], type: "value_error" });
+  });
+});
+
+describe("paid tools: the same gate at the tool price", () => {
+  it("without credentials returns the payment requirement as the tool result: endpoint, TOOL price, instruction, x402 accepts", async () => {
+    const r = await call("get_xlm_quote");
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toBeUndefined();
+    const req = textJson(r);
+    expect(req).toMatchObject({ payment_required: true, code: "payment_required", endpoint: "/v1/quote", price: "0.10", price_usd: "0.100000", x402Version: 2 });
+    expect(req.instruction).toMatch(/payment/);
+    expect(req.accepts).toHaveLength(1);
+    expect(req.accepts[0]).toMatchObject({ scheme: "exact", network: "eip155:8453", amount: String(QUOTE_TOOL_PRICE), asset: BASE_USDC, payTo: payTo.address });
+    // The HTTP operation on the same path declares its own (lower) price.
+    const http = await fx.get("/v1/quote");
+    expect(http.status).toBe(402);
+    expect(requirementFrom(http).accepts[0]!.amount).toBe("5000");
+  });
+
+  it("runs with api_key: same data as the HTTP path, one quota call counted, receipt in _meta", async () => {
+    const before = await keyUsed(apiKey);
+    const r = await call("get_fear_greed_index", { api_key: apiKey });
+    expect(r.isError, JSON.stringify(r)).toBeFalsy();
+    expect(r.structuredContent).toEqual(textJson(r));
+    expect(r.structuredContent!.index).toBeGreaterThanOrEqual(0);
+    expect(r._meta?.["echo/access"]).toMatchObject({ credential: "api_key", quota: { limit: 50, remaining: 50 - before - 1 } });
+    expect(r._meta?.["echo/access"].receipt_id).toBeTruthy();
+    const http = await fx.json("/v1/fng", { headers: { "X-Api-Key": apiKey } });
+    expect(http.status).toBe(200);
+    expect({ ...http.body, ts: null }).toEqual({ ...r.structuredContent, ts: null });
+    expect(await keyUsed(apiKey)).toBe(before + 2);
+  });
+
+  it("refuses api_key on a premium report with the requirement, counting nothing", async () => {
+    const before = await keyUsed(apiKey);
+    const r = await call("get_xlm_sentiment_report", { api_key: apiKey });
+    expect(r.isError).toBe(true);
+    expect(textJson(r)).toMatchObject({ code: "free_tier_not_covered", endpoint: "/v1/sentiment-report", price: "0.25" });
+    expect(await keyUsed(apiKey)).toBe(before);
+  });
+
+  it("settles an x402 `payment` argument at the tool price ($0.10, not the HTTP $0.005); replay refused", async () => {
+    const { accepted, resource } = await requirementOf("get_xlm_quote");
+    expect(BigInt(accepted.amount)).toBe(QUOTE_TOOL_PRICE);
+    const { header } = await paymentFor(accepted, resource);
+    const before = await balances();
+    const r = await call("get_xlm_quote", { payment: header });
+    expect(r.isError, JSON.stringify(r).slice(0, 500)).toBeFalsy();
+    expect(r.structuredContent).toEqual(textJson(r));
+    const receipt = r._meta?.["x402/payment-response"];
+    expect(receipt).toMatchObject({ success: true, network: "eip155:8453" });
+    expect(String(receipt.payer).toLowerCase()).toBe(payer.address.toLowerCase());
+    expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(r._meta?.["echo/access"]).toMatchObject({ credential: "x402" });
+    const tx = await chain.publicClient.getTransactionReceipt({ hash: receipt.transaction });
+    expect(tx.status).toBe("success");
+    const after = await balances();
+    expect(before.payer - after.payer).toBe(QUOTE_TOOL_PRICE);
+    expect(after.payTo - before.payTo).toBe(QUOTE_TOOL_PRICE);
+
+    const replay = await call("get_xlm_quote", { payment: header });
+    expect(replay.isError).toBe(true);
+    expect(textJson(replay)).toMatchObject({ code: "payment_replayed", endpoint: "/v1/quote" });
+    expect(await balances()).toEqual(after);
+  });
+
+  it('settles a payment sent in _meta["x402/payment"] by the official x402 client (MCP binding) and answers _meta["x402/payment-response"]', async () => {
+    const required = textJson(await call("get_xlm_network_pulse"));
+    expect(BigInt(required.accepts[0].amount)).toBe(PULSE_TOOL_PRICE);
+    // The tool result is an x402 v2 PaymentRequired: the official client signs it as is.
+    const wallet = createWalletClient({ account: payer, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) }).extend(publicActions);
+    const x402 = new x402Client();
+    registerExactEvmScheme(x402, { signer: toClientEvmSigner(payer, wallet as never) });
+    const payload = await x402.createPaymentPayload(required);
+    const before = await balances();
+    const r = await call("get_xlm_network_pulse", {}, { "x402/payment": payload });
+    expect(r.isError, JSON.stringify(r).slice(0, 500)).toBeFalsy();
+    expect(r._meta?.["x402/payment-response"]).toMatchObject({ success: true, network: "eip155:8453" });
+    expect(before.payer - (await balances()).payer).toBe(PULSE_TOOL_PRICE);
+  });
+
+  it("refuses a payment for the HTTP price and settles nothing", async () => {
+    const { accepted, resource } = await requirementOf("get_xlm_quote");
+    const { header } = await paymentFor(accepted, resource, 5_000n);
+    const before = await balances();
+    const r = await call("get_xlm_quote", { payment: header });
+    expect(r.isError).toBe(true);
+    const body = textJson(r);
+    expect(body).toMatchObject({ code: "payment_invalid", price: "0.10" });
+    expect(body.error).toMatch(/100000/);
+    expect(await balances()).toEqual(before);
+  });
+
+  it("charges nothing when the upstream fails; the same payment works once it is back", async () => {
+    const { accepted, resource } = await requirementOf("get_fear_greed_index");
+    expect(BigInt(accepted.amount)).toBe(FNG_TOOL_PRICE);
+    const { header } = await paymentFor(accepted, resource);
+    const before = await balances();
+    const keyBefore = await keyUsed(apiKey);
+    fx.sim.setFault("alternative", { mode: "error", status: 500 });
+    try {
+      for (const args of [{ payment: header }, { api_key: apiKey }]) {
+        const failed = await call("get_fear_greed_index", args);
+        expect(failed.isError).toBe(true);
+        expect(textJson(failed).error).toMatchObject({ code: "upstream_unavailable", status: 503 });
+        expect(failed._meta?.["x402/payment-response"]).toBeUndefined();
+      }
+    } finally {
+      fx.sim.clearFaults();
+    }
+    expect(await balances()).toEqual(before);
+    expect(await keyUsed(apiKey)).toBe(keyBefore);
+    const ok = await call("get_fear_greed_index", { payment: header });
+    expect(ok.isError, JSON.stringify(ok).slice(0, 500)).toBeFalsy();
+    expect(before.payer - (await balances()).payer).toBe(FNG_TOOL_PRICE);
+  });
+
+  it("buys a bundle at the tool price ($1.00) and spends its credits with bundle_token (1 per call, 2 per report)", async () => {
+    const { accepted, resource } = await requirementOf("buy_call_credits_bundle");
+    expect(BigInt(accepted.amount)).toBe(BUNDLE_TOOL_PRICE);
+    const { header } = await paymentFor(accepted, resource);
+    const before = await balances();
+    const bought = await call("buy_call_credits_bundle", { payment: header });
+    expect(bought.isError, JSON.stringify(bought).slice(0, 500)).toBeFalsy();
+    expect(before.payer - (await balances()).payer).toBe(BUNDLE_TOOL_PRICE);
+    const token = bought.structuredContent!.bundle_token as string;
+    expect(token).toMatch(/^echo_bt_/);
+    expect(bought.structuredContent).toMatchObject({ tier: "standard", credits: 10 });
+
+    const quote = await call("get_xlm_quote", { bundle_token: token });
+    expect(quote.isError, JSON.stringify(quote).slice(0, 500)).toBeFalsy();
+    expect(quote._meta?.["echo/access"]).toMatchObject({ credential: "bundle", bundle: { credits_charged: 1, credits_remaining: 9 } });
+    const report = await call("get_xlm_sentiment_report", { bundle_token: token });
+    expect(report.isError, JSON.stringify(report).slice(0, 500)).toBeFalsy();
+    expect(report._meta?.["echo/access"]).toMatchObject({ bundle: { credits_charged: 2, credits_remaining: 7 } });
+    expect((await fx.json("/v1/usage", { headers: { "X-Bundle-Token": token } })).body).toMatchObject({ kind: "bundle", credits_remaining: 7 });
+    // Bundles are sold for payments only.
+    const viaBundle = await call("buy_call_credits_bundle", { bundle_token: token });
+    expect(viaBundle.isError).toBe(true);
+    expect(textJson(viaBundle)).toMatchObject({ code: "payment_required", price: "1.00" });
+  });
+});
+
+describe("bad input: an MCP error or an isError result, nothing charged", () => {
+  it("answers 422-shaped results (spec 2.6, loc arguments) for wrong types, bad values, unknown and missing arguments", async () => {
+    const before = await keyUsed(apiKey);
+    const cases: Array<[string, Record<string, unknown>, unknown[]]> = [
+      ["get_xlm_sentiment_history", { hours: 24, api_key: apiKey }, [{ loc: ["arguments", "hours"], type: "string_type", input: 24 }]],
+      ["get_xlm_sentiment_history", { hours: "500", api_key: apiKey }, [{ loc: ["arguments", "hours"], type: "less_than_equal", ctx: { le: 168 } }]],
+      ["screen_multi_asset_strategy", { period: "10y", api_key: apiKey }, [{ loc: ["arguments", "period"], type: "literal_error" }]],
+      ["get_base_wallet_intel", { api_key: apiKey }, [{ loc: ["arguments", "address"], type: "missing" }]],
+      ["get_fear_greed_index", { days: "3", api_key: apiKey }, [{ loc: ["arguments", "days"], type: "extra_forbidden" }]],
+      ["get_fear_greed_index", { api_key: 12345 }, [{ loc: ["arguments", "api_key"], type: "string_type" }]],
+      ["get_xlm_sentiment", { hours: "24" }, [{ loc: ["arguments", "hours"], type: "extra_forbidden" }]],
+      // A handler-side cross-field check (loc "query" on HTTP) is reported under "arguments".
+      ["check_token_safety", { chain: "solana", address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", api_key: apiKey }, [{ loc: ["arguments", "address"], type: "value_error" }]],
+    ];
+    for (const [tool, args, detail] of cases) {
+      const r = await call(tool, args);
+      expect(r.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
+      expect(textJson(r).detail, `${tool} ${JSON.stringify(args)}`).toMatchObject(detail);
+    }
+    expect(await keyUsed(apiKey)).toBe(before);
+  });
+
+  it("answers an MCP error for an unknown tool and a malformed call", async () => {
+    await expect(client.callTool({ name: "get_everything", arguments: {} })).rejects.toThrow(/get_everything/);
+    const raw = await fx.get("/mcp", { method: "POST", headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: 42 } }) });
+    const text = await raw.text();
+    const msg = JSON.parse(text.split("\n").find((l) => l.startsWith("data: "))?.slice(6) ?? text);
+    expect(msg.id).toBe(7);
+    expect(msg.error.code).toBe(-32602);
+  });
+
+  it("answers JSON-RPC errors for malformed JSON-RPC and oversized bodies, never HTML", async () => {
+    const post = (body: string, headers: Record<string, string> = MCP_HEADERS) => fx.json("/mcp", { method: "POST", headers, body });
+    const parse = await post("{not json");
+    expect(parse.status).toBe(400);
+    expect(parse.body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
+    const invalid = await post(JSON.stringify({ jsonrpc: "1.0", id: 3, method: "tools/list" }));
+    expect(invalid.status).toBe(400);
+    expect(invalid.body).toMatchObject({ jsonrpc: "2.0", id: 3, error: { code: -32600 } });
+    expect((await post(JSON.stringify({ id: 4 }))).body.error.code).toBe(-32600);
+    expect((await post("[]")).body.error.code).toBe(-32600);
+    const big = await post(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "get_xlm_quote", arguments: { payment: "x".repeat(70_000) } } }));
+    expect(big.status).toBe(413);
+    expect(big.body.error.code).toBe(-32600);
+    const wrongType = await post(JSON.stringify({ jsonrpc: "2.0", id: 6, method: "tools/list" }), { "Content-Type": "text/plain", Accept: MCP_HEADERS.Accept });
+    expect(wrongType.status).toBe(415);
+    expect(wrongType.body.jsonrpc).toBe("2.0");
+  });
+});
+
+describe("proxy paths /mcp and /mcp/{path} (spec 4.4)", () => {
+  it("GET /mcp describes the server as JSON; an SSE GET (standalone stream) answers 405", async () => {
+    const d = await fx.json("/mcp");
+    expect(d.status).toBe(200);
+    expect(d.headers.get("content-type")).toMatch(/application\/json/);
+    expect(d.body).toMatchObject({ name: "echo-x402-sentiment", version: "0.2.0", transport: "streamable-http", url: `${fx.svc.url}/mcp`, tool_count: 18 });
+    expect(d.body.tools.find((t: { name: string }) => t.name === "get_base_gas_oracle")).toMatchObject({ price_usd: "0.02", price: "$0.02", endpoint: "/v1/gas" });
+    const sse = await fx.json("/mcp", { headers: { Accept: "text/event-stream" } });
+    expect(sse.status).toBe(405);
+    expect(sse.body.error.code).toBe("method_not_allowed");
+  });
+
+  it("serves tools and tools/<name> as JSON, by path segment or by ?path=", async () => {
+    const list = await fx.json("/mcp/tools");
+    expect(list.status).toBe(200);
+    expect(list.body.count).toBe(18);
+    expect(list.body.tools.map((t: { name: string }) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
+    expect((await fx.json("/mcp?path=tools")).body).toEqual(list.body);
+    const one = await fx.json("/mcp/tools/get_xlm_sentiment_history");
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ name: "get_xlm_sentiment_history", price_usd: "0.25", endpoint: "/v1/sentiment-history", http_price_usd: "0.10", credentials: ["payment", "bundle_token"] });
+    expect(one.body.input_schema.properties.hours).toMatchObject({ type: "string", default: "24" });
+    expect(one.body.example).toMatchObject({ method: "tools/call", params: { name: "get_xlm_sentiment_history" } });
+    expect((await fx.json("/mcp?path=/tools/get_xlm_sentiment_history/")).body.name).toBe("get_xlm_sentiment_history");
+  });
+
+  it("answers 404 JSON for unknown sub-paths and tools, 422 (spec 2.6) for an invalid path value", async () => {
+    for (const p of ["/mcp/sse", "/mcp/tools/nope", "/mcp?path=messages"]) {
+      const r = await fx.json(p);
+      expect(r.status, p).toBe(404);
+      expect(r.body.error.code, p).toBe("not_found");
+    }
+    const q = await fx.json("/mcp?path=" + encodeURIComponent("tools/<script>"));
+    expect(q.status).toBe(422);
+    expect(q.body.detail[0]).toMatchObject({ loc: ["query", "path"], type: "string_pattern_mismatch", input: "tools/<script>" });
+    const seg = await fx.json("/mcp/bad%20name");
+    expect(seg.status).toBe(422);
+    expect(seg.body.detail[0]).toMatchObject({ loc: ["path", "path"], type: "string_pattern_mismatch" });
+    const long = await fx.json("/mcp?path=" + "a".repeat(200));
+    expect(long.status).toBe(422);
+    expect(long.body.detail[0]).toMatchObject({ loc: ["query", "path"], type: "string_too_long", ctx: { max_length: 128 } });
+    // Invalid on every method.
+    expect((await fx.json("/mcp?path=a%20b", { method: "DELETE" })).status).toBe(422);
+  });
+
+  it("answers 405 JSON with Allow for PUT, PATCH, DELETE on /mcp and non-GET on views", async () => {
+    for (const [method, path, allow] of [
+      ["PUT", "/mcp", "GET, POST, OPTIONS"],
+      ["PATCH", "/mcp", "GET, POST, OPTIONS"],
+      ["DELETE", "/mcp", "GET, POST, OPTIONS"],
+      ["POST", "/mcp/tools", "GET, OPTIONS"],
+      ["PUT", "/mcp/tools/get_xlm_quote", "GET, OPTIONS"],
+      ["DELETE", "/mcp?path=tools", "GET, OPTIONS"],
+    ] as const) {
+      const r = await fx.json(path, { method, headers: { "Content-Type": "application/json" }, body: method === "DELETE" ? undefined : "{}" });
+      expect(r.status, `${method} ${path}`).toBe(405);
+      expect(r.headers.get("allow"), `${method} ${path}`).toBe(allow);
+      expect(r.body.error.code, `${method} ${path}`).toBe("method_not_allowed");
+    }
+  });
+});
+
+describe("free keys over MCP share the per-address mint limit with /v1/free-key", () => {
+  it("refuses get_free_api_key once this client address used its hourly mints over HTTP", async () => {
+    // Exhaust the window over HTTP (this file's earlier mints count too), then ask over MCP.
+    for (let i = 0; i < 20; i++) {
+      const r = await fx.get("/v1/free-key");
+      if (r.status === 429) break;
+      expect(r.status).toBe(200);
+    }
+    const r = await call("get_free_api_key");
+    expect(r.isError).toBe(true);
+    expect(textJson(r).error).toMatchObject({ code: "rate_limited", status: 429 });
+  });
+});

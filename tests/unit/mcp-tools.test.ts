@@ -1,0 +1,198 @@
+/**
+ * The MCP tool list generated from the catalog, checked against spec 4.5 written out
+ * here independently (names, paths, prices, arguments, defaults), plus argument
+ * validation (spec 2.6 issues under "arguments") and the x402 `_meta` receipt mapping.
+ */
+import { describe, expect, it } from "vitest";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { PRODUCTS } from "@/lib/catalog";
+import { usd6, usdLabel } from "@/lib/payments/price";
+import { ValidationError } from "@/lib/errors";
+import { mcpTools } from "@/lib/mcp/tools";
+import { asArgumentIssues, parseArguments } from "@/lib/mcp/arguments";
+import { accessMeta } from "@/lib/mcp/results";
+import { MCP_SERVER_INFO } from "@/lib/mcp/info";
+
+/** Spec 4.5 (and 4.1 for the defaults of the extra arguments). */
+const SPEC: Array<{ name: string; path: string | null; price: string; args: Record<string, string | null> }> = [
+  { name: "get_xlm_sentiment", path: null, price: "0", args: {} },
+  { name: "get_free_api_key", path: "/v1/free-key", price: "0", args: { email: "" } },
+  { name: "get_fear_greed_index", path: "/v1/fng", price: "0.01", args: {} },
+  { name: "get_xlm_quote", path: "/v1/quote", price: "0.10", args: {} },
+  { name: "get_xlm_sentiment_report", path: "/v1/sentiment-report", price: "0.25", args: {} },
+  { name: "get_xlm_sentiment_history", path: "/v1/sentiment-history", price: "0.25", args: { hours: "24" } },
+  { name: "get_xlm_network_pulse", path: "/v1/xlm-network", price: "0.10", args: {} },
+  { name: "get_arbitrage_opportunities", path: "/v1/arb-opportunities", price: "0.10", args: {} },
+  { name: "screen_multi_asset_strategy", path: "/v1/multi-asset", price: "0.10", args: { tickers: "XLM-USD,BTC-USD,ETH-USD,SOL-USD,ADA-USD,LINK-USD,AVAX-USD,DOGE-USD", period: "3mo" } },
+  { name: "get_market_breadth", path: "/v1/breadth", price: "0.10", args: {} },
+  { name: "get_attested_quote", path: "/v1/attested-quote", price: "0.10", args: { ticker: "xlm" } },
+  { name: "get_base_gas_oracle", path: "/v1/gas", price: "0.02", args: {} },
+  // `limit`, `address` and `token`: the spec gives no default (null = not checked).
+  { name: "get_prediction_market_pulse", path: "/v1/prediction", price: "0.02", args: { limit: null } },
+  { name: "get_base_wallet_intel", path: "/v1/wallet", price: "0.02", args: { address: null } },
+  { name: "buy_call_credits_bundle", path: "/v1/bundle", price: "1.00", args: {} },
+  { name: "buy_enterprise_bundle", path: "/v1/bundle/enterprise", price: "25.00", args: {} },
+  { name: "check_token_safety", path: "/v1/token-safety", price: "0.02", args: { chain: "base", address: null } },
+  { name: "get_whale_flow", path: "/v1/whale-flow", price: "0.02", args: { chain: "base", token: null } },
+];
+const CREDENTIALS = ["payment", "bundle_token", "api_key"];
+
+type Props = Record<string, { type?: string; default?: unknown; anyOf?: Array<{ type: string }> }>;
+
+describe("MCP tools vs spec 4.5", () => {
+  const tools = mcpTools();
+  const byName = new Map(tools.map((t) => [t.name, t]));
+
+  it("lists exactly the 18 tools of spec 4.5, server 0.2.0", () => {
+    expect(tools).toHaveLength(18);
+    expect(new Set(tools.map((t) => t.name))).toEqual(new Set(SPEC.map((s) => s.name)));
+    expect(MCP_SERVER_INFO).toEqual({ name: "echo-x402-sentiment", version: "0.2.0" });
+  });
+
+  it("is generated from the catalog: one paid tool per product that declares one, with its price and path", () => {
+    const declared = PRODUCTS.filter((p) => p.tool);
+    expect(declared).toHaveLength(16);
+    for (const p of declared) {
+      const t = byName.get(p.tool!.name)!;
+      expect(t.product).toBe(p);
+      expect(t.price).toBe(p.tool!.price);
+      expect(t.endpoint).toBe(p.path);
+      expect(t.title).toBe(p.tool!.title);
+    }
+    // Paths without a tool (spec 4.1 "none") stay HTTP-only.
+    for (const path of ["/v1/sentiment", "/v1/screen", "/v1/verdict", "/v1/top-movers", "/v1/eth-gas", "/v1/btc-quote", "/v1/global-market"]) {
+      expect(tools.find((t) => t.endpoint === path), path).toBeUndefined();
+    }
+  });
+
+  for (const s of SPEC) {
+    it(`${s.name}: path, price in the description, arguments`, () => {
+      const t = byName.get(s.name)!;
+      expect(t.endpoint).toBe(s.path);
+      expect(usd6(t.price)).toBe(usd6(s.price));
+      const paid = s.price !== "0";
+      expect(t.free).toBe(!paid);
+      if (paid) expect(t.description).toContain(`${usdLabel(s.price)} per call`);
+      else expect(t.description).toMatch(/^Free/);
+
+      const props = t.inputSchema.properties as Props;
+      expect(Object.keys(props).sort()).toEqual([...Object.keys(s.args), ...(paid ? CREDENTIALS : [])].sort());
+      expect(t.inputSchema.type).toBe("object");
+      for (const [arg, def] of Object.entries(s.args)) {
+        expect(props[arg]!.type, arg).toBe("string"); // every extra argument is a string, `hours` included
+        if (def !== null) expect(props[arg]!.default, arg).toBe(def);
+      }
+      for (const c of paid ? CREDENTIALS : []) {
+        expect(props[c]!.default).toBeNull();
+        expect(props[c]!.anyOf!.map((x) => x.type).sort()).toEqual(["null", "string"]);
+      }
+    });
+  }
+
+  it("states 0.02 (never the wrong 0.10 of the old titles) for gas oracle, prediction pulse and wallet intel", () => {
+    for (const name of ["get_base_gas_oracle", "get_prediction_market_pulse", "get_base_wallet_intel"]) {
+      const t = byName.get(name)!;
+      expect(t.title).not.toContain("0.10");
+      expect(t.description).not.toContain("$0.10");
+      expect(t.description).toContain("$0.02");
+    }
+  });
+
+  it("annotates data tools read-only/open-world/idempotent and purchases/minting as not read-only", () => {
+    for (const t of tools) {
+      const writes = t.name === "get_free_api_key" || t.product?.kind === "bundle";
+      expect(t.annotations.readOnlyHint, t.name).toBe(!writes);
+      expect(t.annotations.idempotentHint, t.name).toBe(!writes);
+      expect(t.annotations.destructiveHint, t.name).toBe(false);
+    }
+    expect(byName.get("get_xlm_quote")!.annotations.openWorldHint).toBe(true);
+  });
+
+  it("gives every data tool an object outputSchema that the SDK client's validator compiles", () => {
+    const ajv = new AjvJsonSchemaValidator();
+    for (const t of tools) {
+      if (t.name === "get_free_api_key") continue;
+      expect(t.outputSchema, t.name).not.toBeNull();
+      expect(t.outputSchema!.type, t.name).toBe("object");
+      expect(t.outputSchema!.$schema, t.name).toBeUndefined();
+      expect(() => ajv.getValidator(t.outputSchema!), t.name).not.toThrow();
+    }
+  });
+});
+
+describe("tool arguments (spec 2.6 under 'arguments')", () => {
+  const history = PRODUCTS.find((p) => p.tool?.name === "get_xlm_sentiment_history")!;
+  const wallet = PRODUCTS.find((p) => p.tool?.name === "get_base_wallet_intel")!;
+
+  const issues = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ValidationError);
+      return (err as ValidationError).detail;
+    }
+    throw new Error("expected a ValidationError");
+  };
+
+  it("applies defaults, treats null as absent and separates credentials", () => {
+    const a = parseArguments<{ hours: number }>(history.params, true, { hours: null, api_key: "k", payment: null });
+    expect(a.params).toEqual({ hours: 24 });
+    expect(a.credentials).toEqual({ api_key: "k" });
+    expect(parseArguments<{ hours: number }>(history.params, true, undefined).params).toEqual({ hours: 24 });
+    expect(parseArguments<{ hours: number }>(history.params, true, { hours: "168" }).params).toEqual({ hours: 168 });
+  });
+
+  it("refuses a number for a string argument (hours is a string on this surface)", () => {
+    expect(issues(() => parseArguments(history.params, true, { hours: 24 }))).toEqual([
+      { loc: ["arguments", "hours"], msg: "Input should be a valid string", type: "string_type", input: 24 },
+    ]);
+  });
+
+  it("reports the catalog's own validation errors under arguments", () => {
+    expect(issues(() => parseArguments(history.params, true, { hours: "169" }))).toEqual([
+      { loc: ["arguments", "hours"], msg: "Input should be less than or equal to 168", type: "less_than_equal", input: "169", ctx: { le: 168 } },
+    ]);
+    expect(issues(() => parseArguments(history.params, true, { hours: "a day" }))[0]).toMatchObject({ loc: ["arguments", "hours"], type: "int_parsing" });
+    expect(issues(() => parseArguments(wallet.params, true, {}))).toEqual([{ loc: ["arguments", "address"], msg: "Field required", type: "missing", input: null }]);
+  });
+
+  it("refuses unknown arguments, credentials on free tools, wrong credential types and oversized credentials", () => {
+    expect(issues(() => parseArguments(history.params, true, { hour: "3" }))).toEqual([
+      { loc: ["arguments", "hour"], msg: "Extra inputs are not permitted", type: "extra_forbidden", input: "3" },
+    ]);
+    expect(issues(() => parseArguments({}, false, { api_key: "k" }))[0]).toMatchObject({ loc: ["arguments", "api_key"], type: "extra_forbidden" });
+    expect(issues(() => parseArguments(history.params, true, { bundle_token: 5 }))[0]).toMatchObject({ loc: ["arguments", "bundle_token"], type: "string_type" });
+    expect(issues(() => parseArguments(history.params, true, { payment: "x".repeat(20_000) }))[0]).toMatchObject({
+      loc: ["arguments", "payment"],
+      type: "string_too_long",
+      ctx: { max_length: 16_384 },
+    });
+    expect(issues(() => parseArguments(history.params, true, ["24"]))).toEqual([{ loc: ["arguments"], msg: "Input should be a valid dictionary", type: "dict_type", input: ["24"] }]);
+  });
+
+  it("reports every bad argument at once, each once", () => {
+    const d = issues(() => parseArguments(wallet.params, true, { address: 42, extra: "x" }));
+    expect(d.map((i) => [i.loc.join("."), i.type])).toEqual([
+      ["arguments.address", "string_type"],
+      ["arguments.extra", "extra_forbidden"],
+    ]);
+  });
+
+  it("moves handler-side cross-field issues from query to arguments", () => {
+    const err = new ValidationError([{ loc: ["query", "address"], msg: "m", type: "t", input: "x" }]);
+    expect(asArgumentIssues(err)).toEqual([{ loc: ["arguments", "address"], msg: "m", type: "t", input: "x" }]);
+  });
+});
+
+describe("result _meta of a charged call", () => {
+  it("decodes the x402 settlement receipt and reports receipt, quota and bundle credits", () => {
+    const settle = { success: true, transaction: "0xabc", network: "eip155:8453", payer: "0x1" };
+    const meta = accessMeta({ "PAYMENT-RESPONSE": Buffer.from(JSON.stringify(settle)).toString("base64"), "X-Receipt-Id": "r1" }, "x402");
+    expect(meta).toEqual({ "x402/payment-response": settle, "echo/access": { credential: "x402", receipt_id: "r1" } });
+    const key = accessMeta({ "X-Quota-Limit": "50", "X-Quota-Remaining": "49", "X-Quota-Reset": "100", "X-Receipt-Id": "r2" }, "api_key");
+    expect(key["echo/access"]).toEqual({ credential: "api_key", receipt_id: "r2", quota: { limit: 50, remaining: 49, reset_seconds: 100 } });
+    const bundle = accessMeta({ "X-Bundle-Credits-Remaining": "8", "X-Bundle-Credits-Charged": "2", "X-Receipt-Id": "r3" }, "bundle");
+    expect(bundle["echo/access"]).toEqual({ credential: "bundle", receipt_id: "r3", bundle: { credits_charged: 2, credits_remaining: 8 } });
+    expect(bundle["x402/payment-response"]).toBeUndefined();
+  });
+});
