@@ -1,14 +1,51 @@
+// Root layout of the web pages: header with navigation, main landmark, footer with the
+// discovery documents. System fonts only; nothing is loaded from another origin.
 import type { ReactNode } from "react";
+import type { Metadata, Viewport } from "next";
+import "./globals.css";
+import { SiteNav } from "@/app/components/site-nav";
+import { DISCOVERY_LINKS } from "@/lib/web/links";
 
-export const metadata = {
-  title: "Echo x402 Sentiment — market intelligence for agents",
+export const metadata: Metadata = {
+  title: { default: "Echo x402 Sentiment — market intelligence for agents", template: "%s · Echo x402 Sentiment" },
   description: "Pay-per-call XLM and crypto market intelligence over HTTP and MCP, paid with x402, bundles or a free key.",
 };
+
+export const viewport: Viewport = { width: "device-width", initialScale: 1 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body>{children}</body>
+      <body>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <header className="site-header">
+          <div className="inner">
+            <a className="brand" href="/">
+              Echo <span>x402</span> Sentiment
+            </a>
+            <SiteNav />
+          </div>
+        </header>
+        <main id="main" tabIndex={-1}>
+          {children}
+        </main>
+        <footer className="site-footer">
+          <div className="inner">
+            <p>Market intelligence for autonomous agents, paid per call with x402, a prepaid bundle or a free key.</p>
+            <nav aria-label="Discovery documents">
+              <ul>
+                {DISCOVERY_LINKS.map((l) => (
+                  <li key={l.href}>
+                    <a href={l.href}>{l.label}</a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          </div>
+        </footer>
+      </body>
     </html>
   );
 }

@@ -1,9 +1,114 @@
 // GET / (browsers) — home page. Agents asking for JSON are rewritten to /api/service-info.
-export default function Home() {
+import { Suspense } from "react";
+import { LiveSentiment } from "@/app/components/live-sentiment";
+import { PRODUCTS } from "@/lib/catalog";
+import { env } from "@/lib/config/env";
+import { usdLabel } from "@/lib/payments/price";
+import { bundleCredits, bundleProducts, priceRange } from "@/lib/web/catalog-view";
+import { pageBaseUrl } from "@/lib/web/base-url";
+import { DISCOVERY_LINKS } from "@/lib/web/links";
+import { FREE_KEY, SAMPLE } from "@/lib/web/endpoints";
+
+export const dynamic = "force-dynamic";
+
+export default async function Home() {
+  const base = await pageBaseUrl();
+  const cfg = env();
+  const range = priceRange();
+  const tools = PRODUCTS.filter((p) => p.tool).length;
+  const bundles = bundleProducts();
+  const standard = bundles[0];
   return (
-    <main>
-      <h1>Echo x402 Sentiment</h1>
-      <p>Pay-per-call crypto market intelligence for autonomous agents. See <a href="/v1/manifest">/v1/manifest</a>.</p>
-    </main>
+    <>
+      <section aria-labelledby="hero">
+        <h1 id="hero">Crypto market intelligence for autonomous agents</h1>
+        <p className="lead">
+          XLM composite sentiment, quotes and order books, arbitrage scans, multi-asset screens, market breadth, gas, prediction markets, wallet intelligence and
+          token safety: {PRODUCTS.length} products over HTTP and {tools} as MCP tools, paid per call ({range.min} to {range.max}) with x402 USDC on Base, with a
+          prepaid bundle, or with a free key.
+        </p>
+        <div className="row">
+          <a className="button" href="/catalog">
+            Browse the catalog
+          </a>
+          <a className="button secondary" href="/free-key">
+            Get a free key
+          </a>
+          <a className="button secondary" href="/wallet">
+            Buy a bundle
+          </a>
+        </div>
+      </section>
+
+      <section className="section card" aria-labelledby="live">
+        <h2 id="live">Live XLM sentiment</h2>
+        <p className="muted small">
+          Composite of the Fear &amp; Greed index, the SDEX order-flow imbalance and 24h momentum, in [−1, 1]. Agents get the reduced version free at{" "}
+          <a href={SAMPLE.path}>
+            <code>{SAMPLE.path}</code>
+          </a>{" "}
+          and the full one from the free MCP tool <code>get_xlm_sentiment</code>. <a href="/market">See the 48-hour chart</a>.
+        </p>
+        <Suspense fallback={<p className="muted">Reading the live components…</p>}>
+          <LiveSentiment />
+        </Suspense>
+      </section>
+
+      <section className="section" aria-labelledby="pay">
+        <h2 id="pay">How agents pay</h2>
+        <div className="grid">
+          <article className="card">
+            <h3>Per call with x402</h3>
+            <ol className="steps">
+              <li>
+                Call a paid endpoint; it answers <strong>402</strong> with the requirement in the <code>PAYMENT-REQUIRED</code> header (and a v1 JSON body).
+              </li>
+              <li>Sign an EIP-3009 USDC transfer authorization for the exact amount on {cfg.X402_NETWORK}.</li>
+              <li>
+                Repeat the call with <code>PAYMENT-SIGNATURE</code> (v2) or <code>X-PAYMENT</code> (v1). It settles only when the data was delivered.
+              </li>
+            </ol>
+          </article>
+          <article className="card">
+            <h3>Prepaid bundle</h3>
+            <p>
+              {standard ? (
+                <>
+                  {usdLabel(standard.httpPrice)} buys {bundleCredits(standard)} credits over HTTP.{" "}
+                </>
+              ) : null}
+              Send the token as <code>X-Bundle-Token</code> or as the <code>bundle_token</code> tool argument; each call spends its credit cost.
+            </p>
+            <a href="/wallet">Buy one with a browser wallet</a>
+          </article>
+          <article className="card">
+            <h3>Free key</h3>
+            <p>
+              {cfg.FREE_KEY_DAILY_QUOTA} calls a day on standard endpoints. Mint one at <code>{FREE_KEY.path}</code> or with the <code>get_free_api_key</code> tool, send
+              it as <code>X-Api-Key</code>.
+            </p>
+            <a href="/free-key">Claim a free key</a>
+          </article>
+          <article className="card">
+            <h3>MCP</h3>
+            <p>
+              Streamable HTTP at <code className="mono">{base}/mcp</code>. Paid tools return the payment requirement as their result; pay and call again with{" "}
+              <code>payment</code>, or pass <code>bundle_token</code> / <code>api_key</code>.
+            </p>
+          </article>
+        </div>
+      </section>
+
+      <section className="section" aria-labelledby="discovery">
+        <h2 id="discovery">Discovery documents</h2>
+        <ul>
+          {DISCOVERY_LINKS.map((l) => (
+            <li key={l.href}>
+              <a href={l.href}>{l.label}</a> <code className="muted">{l.href}</code>
+            </li>
+          ))}
+        </ul>
+      </section>
+    </>
   );
 }

@@ -10,7 +10,6 @@ import type { Surface } from "@/lib/access/credentials";
 import { ApiError, type ErrorCode } from "@/lib/errors";
 import { base64Json, buildRequirements, toV1Requirement, type ResourceInfo } from "@/lib/payments/x402/codec";
 import { usd6, usdLabel } from "@/lib/payments/price";
-import { env } from "@/lib/config/env";
 import { xlmOffer, type XlmOffer } from "@/lib/payments/xlm/quote";
 
 export function priceFor(product: AnyProduct, surface: Surface): string {
@@ -33,13 +32,15 @@ export interface Requirement {
   alternatives: { bundle: string | null; free_key: string | null };
 }
 
-function instructionFor(product: AnyProduct, surface: Surface, price: string, hasX402: boolean, xlm: boolean): string {
+function instructionFor(product: AnyProduct, surface: Surface, price: string, networks: string[], xlm: boolean): string {
   const parts: string[] = [];
+  const hasX402 = networks.length > 0;
   if (hasX402) {
+    const on = networks.join(" or ");
     parts.push(
       surface === "http"
-        ? `Pay ${usdLabel(price)} in USDC on ${env().X402_NETWORK} with the x402 "exact" scheme: sign the requirement from the PAYMENT-REQUIRED header (v2, send PAYMENT-SIGNATURE) or from this body's accepts[] (v1, send X-PAYMENT) and repeat the request.`
-        : `Pay ${usdLabel(price)} in USDC on ${env().X402_NETWORK} with the x402 "exact" scheme: sign one of accepts[] and call the tool again with the base64 payment payload in the "payment" argument (or in _meta["x402/payment"]).`,
+        ? `Pay ${usdLabel(price)} in USDC on ${on} with the x402 "exact" scheme: sign the requirement from the PAYMENT-REQUIRED header (v2, send PAYMENT-SIGNATURE) or from this body's accepts[] (v1, send X-PAYMENT) and repeat the request.`
+        : `Pay ${usdLabel(price)} in USDC on ${on} with the x402 "exact" scheme: sign one of accepts[] and call the tool again with the base64 payment payload in the "payment" argument (or in _meta["x402/payment"]).`,
     );
   }
   if (xlm) parts.push(`Or pay in native XLM with the memo given under "xlm" (see xlm.instruction).`);
@@ -64,7 +65,7 @@ export async function buildRequirement(product: AnyProduct, surface: Surface, re
     price,
     price_usd: usd6(price),
     currency: "USD",
-    instruction: instructionFor(product, surface, price, accepts.length > 0, xlm !== null),
+    instruction: instructionFor(product, surface, price, accepts.map((a) => a.network), xlm !== null),
     x402: { x402Version: 2, error, resource, accepts },
     x402_v1: { x402Version: 1, error, accepts: accepts.map((r) => toV1Requirement(r, resource)) },
     xlm,

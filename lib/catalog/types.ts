@@ -40,8 +40,10 @@ export interface Product<P extends ParamSet = ParamSet, O extends z.ZodType = z.
   httpPrice: UsdPrice;
   /** The MCP tool on the same path, if any (spec 4.5). */
   tool: ToolDecl | null;
-  /** Credits a bundle call consumes (spec 8: 10 credits buy 10 standard calls or 5 premium reports). */
+  /** Credits a call consumes from a bundle (spec 8: 10 credits buy 10 standard calls or 5 premium reports). */
   credits: number;
+  /** Bundle products: credits one purchase sells (configurable). */
+  creditsSold?: () => number;
   /** Whether the free-tier API key covers this product ("standard endpoints", spec 8). */
   freeTier: boolean;
   params: P;

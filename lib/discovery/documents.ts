@@ -16,6 +16,8 @@ export interface DiscoveryDocument {
   rel?: string;
   /** Listed in /sitemap.xml (templated and legacy paths are not). */
   sitemap: boolean;
+  /** Short label when the web pages feature the document in their footer. */
+  featured?: string;
 }
 
 /** Name of the one agent skill published under /.well-known/agent-skills/. */
@@ -24,19 +26,19 @@ export const SKILL_NAME = "echo-x402-sentiment";
 export const OAUTH_RESOURCE_PREFIX = "/.well-known/oauth-protected-resource";
 
 export const DISCOVERY_DOCUMENTS: readonly DiscoveryDocument[] = [
-  { path: "/openapi.json", title: "OpenAPI description", mediaType: "application/json", description: "OpenAPI 3.1.0 description of every HTTP operation with parameters, response schemas, the 402/422/429/503 answers and the per-operation x402 payment offer (x-payment-info).", rel: "service-desc", sitemap: true },
-  { path: "/spec.pdf", title: "API description (PDF)", mediaType: "application/pdf", description: "The API description as a PDF: one section per operation with method, path, prices, parameters and response summary.", sitemap: true },
-  { path: "/llms.txt", title: "llms.txt", mediaType: "text/markdown", description: "Markdown service summary for language models: endpoints with prices, MCP tools, how to pay (text/markdown when the request accepts it).", rel: "service-doc", sitemap: true },
-  { path: "/agents.txt", title: "agents.txt", mediaType: "text/plain", description: "Plain-text summary for autonomous agents: what is sold, how to pay, where the machine-readable documents are.", sitemap: true },
+  { path: "/openapi.json", title: "OpenAPI description", mediaType: "application/json", description: "OpenAPI 3.1.0 description of every HTTP operation with parameters, response schemas, the 402/422/429/503 answers and the per-operation x402 payment offer (x-payment-info).", rel: "service-desc", sitemap: true, featured: "OpenAPI" },
+  { path: "/spec.pdf", title: "API description (PDF)", mediaType: "application/pdf", description: "The API description as a PDF: one section per operation with method, path, prices, parameters and response summary.", sitemap: true, featured: "API spec (PDF)" },
+  { path: "/llms.txt", title: "llms.txt", mediaType: "text/markdown", description: "Markdown service summary for language models: endpoints with prices, MCP tools, how to pay (text/markdown when the request accepts it).", rel: "service-doc", sitemap: true, featured: "llms.txt" },
+  { path: "/agents.txt", title: "agents.txt", mediaType: "text/plain", description: "Plain-text summary for autonomous agents: what is sold, how to pay, where the machine-readable documents are.", sitemap: true, featured: "agents.txt" },
   { path: "/auth.md", title: "Authentication guide", mediaType: "text/markdown", description: "How to get access without an account: x402 payment, prepaid bundle token, free-tier API key, with examples.", sitemap: true },
   { path: "/robots.txt", title: "robots.txt", mediaType: "text/plain", description: "Crawler policy with Cloudflare-style Content-Signal directives and the sitemap location.", sitemap: false },
   { path: "/sitemap.xml", title: "Sitemap", mediaType: "application/xml", description: "XML sitemap of the public documents and endpoints.", sitemap: false },
   { path: "/agent.json", title: "Agent card (legacy path)", mediaType: "application/json", description: "A2A agent card at the legacy root path (same card as /.well-known/agent-card.json).", sitemap: false },
   { path: "/.well-known/agent.json", title: "Agent card (legacy well-known path)", mediaType: "application/json", description: "A2A agent card at the pre-0.3 well-known path (same card as /.well-known/agent-card.json).", sitemap: false },
-  { path: "/.well-known/agent-card.json", title: "Agent card", mediaType: "application/json", description: "A2A agent card (card version 0.2.0, protocol 0.3.0, preferred transport HTTP+JSON) with one skill per catalog product and MCP tool.", rel: "describedby", sitemap: true },
-  { path: "/.well-known/mcp/server-card.json", title: "MCP server card", mediaType: "application/json", description: "MCP server card (schema 1.0): server info, streamable-http transport at /mcp, capabilities and the tool list with prices.", sitemap: true },
+  { path: "/.well-known/agent-card.json", title: "Agent card", mediaType: "application/json", description: "A2A agent card (card version 0.2.0, protocol 0.3.0, preferred transport HTTP+JSON) with one skill per catalog product and MCP tool.", rel: "describedby", sitemap: true, featured: "Agent card" },
+  { path: "/.well-known/mcp/server-card.json", title: "MCP server card", mediaType: "application/json", description: "MCP server card (schema 1.0): server info, streamable-http transport at /mcp, capabilities and the tool list with prices.", sitemap: true, featured: "MCP server card" },
   { path: "/.well-known/mcp.json", title: "MCP server manifest", mediaType: "application/json", description: "MCP server manifest: endpoint, transport, protocol version and every tool with its input schema, price and HTTP path.", sitemap: true },
-  { path: "/.well-known/x402", title: "x402 discovery", mediaType: "application/json", description: "x402 discovery document: the payable resource URLs of this origin and how to pay for them.", rel: "payment", sitemap: true },
+  { path: "/.well-known/x402", title: "x402 discovery", mediaType: "application/json", description: "x402 discovery document: the payable resource URLs of this origin and how to pay for them.", rel: "payment", sitemap: true, featured: "x402 discovery" },
   { path: "/.well-known/x402-manifest.json", title: "x402 manifest", mediaType: "application/json", description: "x402 manifest: per paid resource its price, the exact payment requirements (network, asset, amount, pay-to) and the spec 2.3 payment offer.", sitemap: true },
   { path: "/.well-known/agent-skills/index.json", title: "Agent skills index", mediaType: "application/json", description: "Agent Skills discovery index (schema 0.2.0) listing the skill document with its sha256 digest.", sitemap: true },
   { path: `/.well-known/agent-skills/${SKILL_NAME}/SKILL.md`, title: "Skill document", mediaType: "text/markdown", description: "Agent skill (SKILL.md with YAML front matter): when to use the service and how to call and pay for it.", sitemap: true },

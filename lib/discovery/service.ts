@@ -7,6 +7,7 @@ import type { AnyProduct } from "@/lib/catalog/types";
 import type { ParamDoc, ParamSet } from "@/lib/catalog/params";
 import { usd6, usdLabel } from "@/lib/payments/price";
 import { env } from "@/lib/config/env";
+import { svmNetwork, svmRequirements } from "@/lib/payments/svm";
 import { MCP_PATH, MCP_SERVER_INFO, MCP_SPEC_PROTOCOL_VERSION, MCP_TRANSPORT } from "@/lib/mcp/info";
 
 export const SERVICE = {
@@ -69,7 +70,7 @@ export function paymentFacts() {
     network: cfg.X402_NETWORK,
     asset: { symbol: "USDC", address: cfg.USDC_ADDRESS, decimals: 6 },
     pay_to: cfg.PAY_TO_ADDRESS ?? null,
-    solana: cfg.SOLANA_PAY_TO_ADDRESS ? { network: cfg.SOLANA_NETWORK, pay_to: cfg.SOLANA_PAY_TO_ADDRESS, asset: cfg.SOLANA_USDC_MINT } : null,
+    solana: svmRequirements("0.01").length > 0 ? { network: svmNetwork(), pay_to: cfg.SOLANA_PAY_TO_ADDRESS, asset: cfg.SOLANA_USDC_MINT } : null,
     xlm: cfg.STELLAR_PAY_TO_ADDRESS ? { pay_to: cfg.STELLAR_PAY_TO_ADDRESS, memo: "required (given in each payment requirement)" } : null,
   };
 }

@@ -8,18 +8,15 @@ import type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
 import { authorizeSvmPayment, isSvmNetwork } from "@/lib/payments/svm";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
-import { log } from "@/lib/log";
 import { lockPayment, markFailed, markSettled, unlockPayment, type PaymentLock } from "@/lib/payments/ledger";
-import { base64Json, buildRequirements, checkExactEvm, decodePayment, toFacilitatorPayload, toV1Network } from "@/lib/payments/x402/codec";
-import { FacilitatorError, settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
+import { buildRequirements, checkExactEvm, decodePayment, toFacilitatorPayload } from "@/lib/payments/x402/codec";
+import { settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
+import { holdPayment } from "@/lib/payments/x402/hold";
+import { receiptHeaders } from "@/lib/payments/x402/receipt";
 import { XLM_SCHEME, stellarNetworkId } from "@/lib/payments/xlm/quote";
 import { submitXlmPayment, verifyXlmPayment } from "@/lib/payments/xlm/verify";
 
 export type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
-
-function unavailable(message: string): ApiError {
-  return new ApiError("service_unavailable", message, { headers: { "Retry-After": "10" }, extra: { retry_after: 10 } });
-}
 
 export async function authorizePayment(input: PaymentInput): Promise<AuthorizedPayment> {
   const decoded = decodePayment(input.payload);
@@ -35,54 +32,24 @@ export async function authorizePayment(input: PaymentInput): Promise<AuthorizedP
   const payload = toFacilitatorPayload(decoded, req, resource);
   const from = auth.authorization.from.toLowerCase();
 
-  const lock = await lockPayment({
-    scheme: "exact",
-    network: req.network,
-    reference: `${from}:${auth.authorization.nonce.toLowerCase()}`,
-    payer: from,
-    amountAtomic: BigInt(req.amount),
-    asset: req.asset,
-    payTo: req.payTo,
-    product: input.product.id,
-    surface: input.surface,
-  });
-  try {
-    const v = await verifyWithFacilitator(payload, req);
-    if (!v.isValid) {
-      throw new ApiError("payment_invalid", `The payment was refused: ${v.invalidMessage ?? v.invalidReason ?? "invalid"}.`);
-    }
-  } catch (err) {
-    await unlockPayment(lock);
-    if (err instanceof FacilitatorError) throw unavailable(`Payment verification is unavailable (${err.message}); nothing was charged.`);
-    throw err;
-  }
-
-  return {
-    kind: "x402",
-    paymentId: lock.id,
-    payer: from,
-    release: () => unlockPayment(lock),
-    settle: async () => {
-      let s;
-      try {
-        s = await settleWithFacilitator(payload, req);
-      } catch (err) {
-        // The outcome is unknown (e.g. a timeout after broadcast): keep the row as failed
-        // so the authorization is never accepted again, and say so.
-        await markFailed(lock, (err as Error).message);
-        log.error("payment.settle_error", { paymentId: lock.id, message: (err as Error).message });
-        throw new ApiError("settlement_failed", `Settlement did not complete (${(err as Error).message}). The data was not delivered; if your balance moved, quote payment id ${lock.id}.`);
-      }
-      if (!s.success) {
-        await markFailed(lock, s.errorReason ?? "settlement failed");
-        throw new ApiError("settlement_failed", `The payment could not be settled: ${s.errorMessage ?? s.errorReason ?? "unknown reason"}. Nothing was charged.`);
-      }
-      await markSettled(lock, s.transaction, s.payer ?? from);
-      const v2 = { success: true, transaction: s.transaction, network: s.network, payer: s.payer ?? from };
-      const v1 = { ...v2, network: toV1Network(s.network) };
-      return { txHash: s.transaction, headers: { "PAYMENT-RESPONSE": base64Json(v2), "X-PAYMENT-RESPONSE": base64Json(v1) } };
+  return holdPayment({
+    lock: {
+      scheme: "exact",
+      network: req.network,
+      reference: `${from}:${auth.authorization.nonce.toLowerCase()}`,
+      payer: from,
+      amountAtomic: BigInt(req.amount),
+      asset: req.asset,
+      payTo: req.payTo,
+      product: input.product.id,
+      surface: input.surface,
     },
-  };
+    payer: from,
+    payload,
+    req,
+    verify: verifyWithFacilitator,
+    settle: settleWithFacilitator,
+  });
 }
 
 async function authorizeXlm(payload: Record<string, unknown>, input: PaymentInput): Promise<AuthorizedPayment> {
@@ -108,8 +75,7 @@ async function authorizeXlm(payload: Record<string, unknown>, input: PaymentInpu
       try {
         const r = await submitXlmPayment(v);
         await markSettled(lock, r.hash, v.payer);
-        const receipt = { success: true, transaction: r.hash, network, payer: v.payer };
-        return { txHash: r.hash, headers: { "PAYMENT-RESPONSE": base64Json(receipt), "X-PAYMENT-RESPONSE": base64Json(receipt) } };
+        return { txHash: r.hash, headers: receiptHeaders({ transaction: r.hash, network, payer: v.payer }) };
       } catch (err) {
         await markFailed(lock, (err as Error).message);
         throw err;

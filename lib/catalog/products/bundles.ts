@@ -16,6 +16,9 @@ const BundleOut = z.object({
   created_at: z.string(),
 });
 
+const standardCredits = () => env().STANDARD_BUNDLE_CREDITS;
+const enterpriseCredits = () => env().ENTERPRISE_BUNDLE_CREDITS;
+
 function purchase(tier: BundleTier, credits: () => number) {
   return async (_params: Record<string, never>, ctx: HandlerContext) => {
     if (!ctx.payment) throw new ApiError("payment_required", "Bundles are bought with a per-call payment.");
@@ -50,7 +53,8 @@ export const bundle = defineProduct({
   output: BundleOut,
   cacheTtlSeconds: 0,
   sources: [],
-  handler: purchase("standard", () => env().STANDARD_BUNDLE_CREDITS),
+  creditsSold: standardCredits,
+  handler: purchase("standard", standardCredits),
   onCommitFailed: revoke,
 });
 
@@ -69,6 +73,7 @@ export const enterpriseBundle = defineProduct({
   output: BundleOut,
   cacheTtlSeconds: 0,
   sources: [],
-  handler: purchase("enterprise", () => env().ENTERPRISE_BUNDLE_CREDITS),
+  creditsSold: enterpriseCredits,
+  handler: purchase("enterprise", enterpriseCredits),
   onCommitFailed: revoke,
 });

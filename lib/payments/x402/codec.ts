@@ -14,6 +14,7 @@ import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
 import { usdToAtomic } from "@/lib/payments/price";
 import { svmRequirements } from "@/lib/payments/svm";
+import { canonicalSolanaNetwork } from "@/lib/payments/svm/config";
 
 
 /** CAIP-2 ↔ x402 v1 network names. */
@@ -23,7 +24,7 @@ const V1_NAMES: Record<string, string> = {
   "eip155:1": "ethereum",
   "eip155:137": "polygon",
   "eip155:43114": "avalanche",
-  "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc": "solana",
+  "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp": "solana",
   "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1": "solana-devnet",
 };
 export function toV1Network(caip: string): string {
@@ -146,11 +147,12 @@ export function decodePayment(value: string): DecodedPayment {
   }
   const v2 = V2Payload.safeParse(json);
   if (v2.success) {
-    return { version: 2, scheme: v2.data.accepted.scheme, network: v2.data.accepted.network, accepted: v2.data.accepted, payload: v2.data.payload, raw: json };
+    const network = canonicalSolanaNetwork(v2.data.accepted.network);
+    return { version: 2, scheme: v2.data.accepted.scheme, network, accepted: { ...v2.data.accepted, network }, payload: v2.data.payload, raw: json };
   }
   const v1 = V1Payload.safeParse(json);
   if (v1.success) {
-    return { version: 1, scheme: v1.data.scheme, network: fromV1Network(v1.data.network), accepted: null, payload: v1.data.payload, raw: json };
+    return { version: 1, scheme: v1.data.scheme, network: canonicalSolanaNetwork(fromV1Network(v1.data.network)), accepted: null, payload: v1.data.payload, raw: json };
   }
   invalid("The payment payload is not an x402 v1 or v2 payment payload.");
 }

@@ -2,10 +2,9 @@
  * The facilitator that verifies and settles x402 payments: a remote one when
  * FACILITATOR_URL is set, otherwise an in-process `x402Facilitator` whose signature
  * checks run locally and whose settlements are sent with FACILITATOR_PRIVATE_KEY to
- * SETTLEMENT_RPC_URL (default BASE_RPC_URL). Every call has a timeout, and every answer
- * is checked with zod before it is trusted.
+ * SETTLEMENT_RPC_URL (default BASE_RPC_URL). Calls go through askFacilitator (timeouts,
+ * zod-checked answers).
  */
-import { z } from "zod";
 import { createWalletClient, http, nonceManager, publicActions, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { HTTPFacilitatorClient, type FacilitatorClient } from "@x402/core/server";
@@ -14,47 +13,9 @@ import { registerExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { env } from "@/lib/config/env";
+import { askFacilitator, FacilitatorError, SettleAnswer, VerifyAnswer, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
 
-export class FacilitatorError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "FacilitatorError";
-  }
-}
-
-const VerifyResponse = z.object({
-  isValid: z.boolean(),
-  invalidReason: z.string().optional(),
-  invalidMessage: z.string().optional(),
-  payer: z.string().optional(),
-}).passthrough();
-
-const SettleResponse = z.object({
-  success: z.boolean(),
-  errorReason: z.string().optional(),
-  errorMessage: z.string().optional(),
-  payer: z.string().optional(),
-  transaction: z.string(),
-  network: z.string(),
-}).passthrough();
-
-export type CheckedVerify = z.infer<typeof VerifyResponse>;
-export type CheckedSettle = z.infer<typeof SettleResponse>;
-
-async function timed<T>(what: string, p: Promise<T>): Promise<T> {
-  const ms = env().PAYMENT_TIMEOUT_MS;
-  let t: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      p,
-      new Promise<never>((_, reject) => {
-        t = setTimeout(() => reject(new FacilitatorError(`${what} timed out after ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(t);
-  }
-}
+export { FacilitatorError } from "@/lib/payments/x402/facilitator-call";
 
 export function chainIdOf(network: string): number {
   const m = network.match(/^eip155:(\d+)$/);
@@ -137,20 +98,16 @@ export function facilitator(): FacilitatorClient | null {
   return g[KEY];
 }
 
-export async function verifyWithFacilitator(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedVerify> {
+function facilitatorOrThrow(): FacilitatorClient {
   const f = facilitator();
   if (!f) throw new FacilitatorError("no facilitator configured");
-  const raw = await timed("verify", f.verify(payload, req));
-  const parsed = VerifyResponse.safeParse(raw);
-  if (!parsed.success) throw new FacilitatorError("facilitator verify answer has an unexpected format");
-  return parsed.data;
+  return f;
 }
 
-export async function settleWithFacilitator(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle> {
-  const f = facilitator();
-  if (!f) throw new FacilitatorError("no facilitator configured");
-  const raw = await timed("settle", f.settle(payload, req));
-  const parsed = SettleResponse.safeParse(raw);
-  if (!parsed.success) throw new FacilitatorError("facilitator settle answer has an unexpected format");
-  return parsed.data;
+export function verifyWithFacilitator(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedVerify> {
+  return askFacilitator("verify", VerifyAnswer, facilitatorOrThrow(), (f) => f.verify(payload, req), req.network);
+}
+
+export function settleWithFacilitator(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle> {
+  return askFacilitator("settle", SettleAnswer, facilitatorOrThrow(), (f) => f.settle(payload, req), req.network);
 }

@@ -1,0 +1,224 @@
+/**
+ * Browser side of an x402 "exact" purchase on an EVM network, without the server's
+ * packages: read the v2 requirement from the 402's PAYMENT-REQUIRED header, build the
+ * EIP-3009 TransferWithAuthorization the wallet signs, send it back as
+ * PAYMENT-SIGNATURE, and turn every failure into a message a person can act on.
+ */
+import { decodeFunctionResult, encodeFunctionData, erc20Abi, formatUnits, toHex, type Address, type Hex } from "viem";
+
+export interface ExactRequirement {
+  scheme: string;
+  network: string;
+  amount: string;
+  asset: Address;
+  payTo: Address;
+  maxTimeoutSeconds: number;
+  extra?: { name?: string; version?: string } & Record<string, unknown>;
+}
+
+export interface RequirementEnvelope {
+  x402Version: number;
+  error?: string;
+  resource?: { url: string; description?: string; mimeType?: string };
+  accepts: ExactRequirement[];
+}
+
+export type PurchaseFailure = "rejected" | "insufficient" | "wrong_network" | "payment_invalid" | "settlement_failed" | "not_configured" | "unavailable" | "error";
+
+/** A failure with the message shown to the person; `kind` lets the page style it. */
+export class PurchaseError extends Error {
+  constructor(
+    readonly kind: PurchaseFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = "PurchaseError";
+  }
+}
+
+export const REJECTED_MESSAGE = "Signature rejected — nothing was charged.";
+export const WRONG_NETWORK_MESSAGE = "Wrong network: switch your wallet to Base to pay for a bundle. Nothing was charged.";
+
+const USDC_DECIMALS = 6;
+
+export function usdc(atomic: bigint | string): string {
+  return formatUnits(BigInt(atomic), USDC_DECIMALS);
+}
+
+function fromBase64(b64: string): string {
+  const bin = atob(b64);
+  return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+}
+
+function toBase64(text: string): string {
+  let bin = "";
+  for (const b of new TextEncoder().encode(text)) bin += String.fromCharCode(b);
+  return btoa(bin);
+}
+
+/** "eip155:8453" → 8453; null for non-EVM networks. */
+export function evmChainId(network: string): number | null {
+  const m = /^eip155:(\d+)$/.exec(network);
+  return m ? Number(m[1]) : null;
+}
+
+interface ErrorBody {
+  code?: string;
+  error?: string | { code?: string; message?: string };
+}
+
+function errorOf(body: ErrorBody | null): { code: string | null; message: string | null } {
+  if (!body) return { code: null, message: null };
+  if (typeof body.error === "object" && body.error) return { code: body.error.code ?? null, message: body.error.message ?? null };
+  return { code: body.code ?? null, message: typeof body.error === "string" ? body.error : null };
+}
+
+async function call(path: string, headers: Record<string, string> = {}): Promise<Response> {
+  try {
+    return await fetch(path, { headers: { Accept: "application/json", ...headers }, cache: "no-store" });
+  } catch {
+    throw new PurchaseError("unavailable", "Could not reach the service. Nothing was charged.");
+  }
+}
+
+/** Asks the bundle endpoint for its payment terms (a 402 without a credential). */
+export async function requestRequirement(path: string): Promise<{ envelope: RequirementEnvelope; accepted: ExactRequirement }> {
+  const res = await call(path);
+  const header = res.headers.get("payment-required");
+  if (res.status !== 402 || !header) {
+    const { message } = errorOf((await res.json().catch(() => null)) as ErrorBody | null);
+    throw new PurchaseError("unavailable", `The service did not return payment terms (HTTP ${res.status}${message ? `: ${message}` : ""}). Nothing was charged.`);
+  }
+  let envelope: RequirementEnvelope;
+  try {
+    envelope = JSON.parse(fromBase64(header)) as RequirementEnvelope;
+  } catch {
+    throw new PurchaseError("error", "The payment terms could not be read. Nothing was charged.");
+  }
+  const accepted = envelope.accepts?.find((a) => a.scheme === "exact" && evmChainId(a.network) !== null);
+  if (!accepted) throw new PurchaseError("not_configured", "This instance does not take USDC payments from browser wallets right now. Nothing was charged.");
+  return { envelope, accepted };
+}
+
+// A type alias (not an interface) so it fits viem's `Record<string, unknown>` message type.
+export type Authorization = {
+  from: Address;
+  to: Address;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  nonce: Hex;
+};
+
+export function randomNonce(): Hex {
+  return toHex(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+/** The EIP-712 typed data of the EIP-3009 transfer authorization the wallet signs. */
+export function transferAuthorization(req: ExactRequirement, from: Address, nowSeconds: number, nonce: Hex = randomNonce()) {
+  const chainId = evmChainId(req.network);
+  if (chainId === null) throw new PurchaseError("error", `Unsupported network ${req.network}.`);
+  const message: Authorization = {
+    from,
+    to: req.payTo,
+    value: BigInt(req.amount),
+    // A little slack for clock skew between this computer and the chain.
+    validAfter: BigInt(nowSeconds - 600),
+    validBefore: BigInt(nowSeconds + req.maxTimeoutSeconds),
+    nonce,
+  };
+  return {
+    domain: { name: req.extra?.name ?? "USD Coin", version: req.extra?.version ?? "2", chainId, verifyingContract: req.asset },
+    types: {
+      TransferWithAuthorization: [
+        { name: "from", type: "address" },
+        { name: "to", type: "address" },
+        { name: "value", type: "uint256" },
+        { name: "validAfter", type: "uint256" },
+        { name: "validBefore", type: "uint256" },
+        { name: "nonce", type: "bytes32" },
+      ],
+    } as const,
+    primaryType: "TransferWithAuthorization" as const,
+    message,
+  };
+}
+
+/** PAYMENT-SIGNATURE header value (x402 v2). */
+export function paymentSignature(envelope: RequirementEnvelope, accepted: ExactRequirement, signature: Hex, a: Authorization): string {
+  return toBase64(
+    JSON.stringify({
+      x402Version: 2,
+      ...(envelope.resource ? { resource: envelope.resource } : {}),
+      accepted,
+      payload: {
+        signature,
+        authorization: { from: a.from, to: a.to, value: a.value.toString(), validAfter: a.validAfter.toString(), validBefore: a.validBefore.toString(), nonce: a.nonce },
+      },
+    }),
+  );
+}
+
+export interface BundleResult {
+  bundle_token: string;
+  bundle_id: string;
+  tier: string;
+  credits: number;
+  credits_remaining: number;
+  usage: string;
+  created_at: string;
+}
+
+/** Sends the signed payment; returns the bundle and the settlement transaction. */
+export async function submitPurchase(path: string, signatureHeader: string): Promise<{ bundle: BundleResult; txHash: string | null }> {
+  const res = await call(path, { "PAYMENT-SIGNATURE": signatureHeader });
+  const body = (await res.json().catch(() => null)) as (BundleResult & ErrorBody) | null;
+  if (res.ok && body?.bundle_token) {
+    let txHash: string | null = null;
+    const receipt = res.headers.get("payment-response");
+    if (receipt) {
+      try {
+        txHash = (JSON.parse(fromBase64(receipt)) as { transaction?: string }).transaction ?? null;
+      } catch {
+        txHash = null;
+      }
+    }
+    return { bundle: body, txHash };
+  }
+  const { code, message } = errorOf(body);
+  const text = message ?? `The service answered HTTP ${res.status}.`;
+  const nothing = /nothing was charged/i.test(text) ? "" : " Nothing was charged.";
+  if (code === "settlement_failed") throw new PurchaseError("settlement_failed", `Settlement failed: ${text}`);
+  if (code === "payment_invalid" && /insufficient|balance|funds/i.test(text)) {
+    throw new PurchaseError("insufficient", `Insufficient USDC balance: ${text}${nothing}`);
+  }
+  if (code === "payment_invalid") throw new PurchaseError("payment_invalid", `${text}${nothing}`);
+  throw new PurchaseError(res.status >= 500 ? "unavailable" : "error", `${text}${nothing}`);
+}
+
+/** True when a wallet error means the person declined (EIP-1193 code 4001). */
+export function isUserRejection(err: unknown): boolean {
+  for (let e = err as { code?: unknown; name?: string; cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++) {
+    if (e.code === 4001 || e.name === "UserRejectedRequestError") return true;
+  }
+  return false;
+}
+
+/** Any failure during a purchase → the message shown to the person. */
+export function explainPurchaseError(err: unknown): PurchaseError {
+  if (err instanceof PurchaseError) return err;
+  if (isUserRejection(err)) return new PurchaseError("rejected", REJECTED_MESSAGE);
+  const short = (err as { shortMessage?: string; message?: string })?.shortMessage ?? (err as Error)?.message ?? "unknown error";
+  return new PurchaseError("error", `The wallet reported an error: ${short} Nothing was charged.`);
+}
+
+interface Eip1193 {
+  request(args: { method: string; params?: unknown }): Promise<unknown>;
+}
+
+/** USDC (or any ERC-20) balance of `owner`, read through the wallet's own RPC. */
+export async function tokenBalance(provider: Eip1193, asset: Address, owner: Address): Promise<bigint> {
+  const data = encodeFunctionData({ abi: erc20Abi, functionName: "balanceOf", args: [owner] });
+  const out = (await provider.request({ method: "eth_call", params: [{ to: asset, data }, "latest"] })) as Hex;
+  return decodeFunctionResult({ abi: erc20Abi, functionName: "balanceOf", data: out });
+}

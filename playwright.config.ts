@@ -1,0 +1,41 @@
+/**
+ * Browser tests of the web pages in Debian's Chromium (no browser download). The global
+ * setup builds the app when stale, starts a local chain (chain id 8453, EIP-3009 USDC)
+ * and the real service configured to take payments on it; tests reach it through the
+ * `baseURL` fixture. Functional tests run at desktop width; the screenshot spec runs at
+ * desktop and phone widths and writes artifacts/screenshots/<page>-<project>.png.
+ */
+import { defineConfig } from "@playwright/test";
+
+process.env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = "1";
+
+export default defineConfig({
+  testDir: "tests/browser",
+  testMatch: /.*\.spec\.ts$/,
+  globalSetup: "./tests/browser/helpers/global-setup.ts",
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  fullyParallel: false,
+  forbidOnly: true,
+  retries: 0,
+  workers: 2,
+  reporter: [["list"]],
+  outputDir: "test-results",
+  use: {
+    headless: true,
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    },
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+  },
+  projects: [
+    { name: "desktop", use: { viewport: { width: 1280, height: 800 } } },
+    {
+      name: "phone",
+      testMatch: /screenshots\.spec\.ts$/,
+      use: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 1 },
+    },
+  ],
+});
