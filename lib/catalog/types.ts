@@ -21,8 +21,13 @@ export interface ToolDecl {
   name: string;
   /** Tool price in USD (the tool declaration of spec 4.5). */
   price: UsdPrice;
-  /** Title shown to MCP clients. */
-  title: string;
+  /** Short title shown to MCP clients; `toolTitle` appends the price. */
+  label: string;
+}
+
+/** The MCP tool title: its label and its price, e.g. "Market breadth ($0.10)". */
+export function toolTitle(tool: ToolDecl): string {
+  return `${tool.label} ($${tool.price})`;
 }
 
 export interface Product<P extends ParamSet = ParamSet, O extends z.ZodType = z.ZodType> {

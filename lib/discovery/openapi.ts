@@ -17,6 +17,7 @@
 import { z } from "zod";
 import { ERROR_CODES } from "@/lib/errors/codes";
 import type { AnyProduct } from "@/lib/catalog/types";
+import { toolTitle } from "@/lib/catalog/types";
 import type { ParamDoc, ParamSet } from "@/lib/catalog/params";
 import { FREE_ENDPOINTS, type FreeEndpoint } from "@/lib/catalog/free";
 import { FREE_KEY_PARAMS } from "@/lib/access/free-key";
@@ -107,7 +108,7 @@ function paidOperation(p: AnyProduct): Json {
     security: securityOf(p),
     responses,
     "x-payment-info": paymentOffer(p.httpPrice),
-    ...(p.tool ? { "x-mcp-tool": { name: p.tool.name, title: p.tool.title, price: usd6(p.tool.price) } } : {}),
+    ...(p.tool ? { "x-mcp-tool": { name: p.tool.name, title: toolTitle(p.tool), price: usd6(p.tool.price) } } : {}),
     "x-credits": p.credits,
     "x-free-tier": p.kind === "data" && p.freeTier,
   };

@@ -11,6 +11,7 @@ import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/serv
 import { PRODUCTS, productByPath } from "@/lib/catalog";
 import { FREE_ENDPOINTS } from "@/lib/catalog/free";
 import type { AnyProduct } from "@/lib/catalog/types";
+import { toolTitle } from "@/lib/catalog/types";
 import { runProduct } from "@/lib/catalog/run";
 import { credentialFromToolArgs } from "@/lib/access/credentials";
 import { runGated } from "@/lib/access/gate";
@@ -71,9 +72,10 @@ function paidDescription(p: AnyProduct): string {
 
 function paidTool(p: AnyProduct): McpToolDef {
   const tool = p.tool!;
+  const title = toolTitle(tool);
   return {
     name: tool.name,
-    title: tool.title,
+    title,
     description: paidDescription(p),
     price: tool.price,
     free: false,
@@ -83,8 +85,8 @@ function paidTool(p: AnyProduct): McpToolDef {
     outputSchema: outputJsonSchema(p.output),
     annotations:
       p.kind === "bundle"
-        ? { title: tool.title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true }
-        : { title: tool.title, ...DATA_ANNOTATIONS },
+        ? { title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true }
+        : { title, ...DATA_ANNOTATIONS },
     call: async (args, ctx) => {
       try {
         const { params, credentials } = parseArguments(p.params, true, args);

@@ -22,6 +22,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { PRODUCTS, productByPath } from "@/lib/catalog";
 import type { AnyProduct } from "@/lib/catalog/types";
+import { toolTitle } from "@/lib/catalog/types";
 import type { ParamDoc } from "@/lib/catalog/params";
 import { FREE_ENDPOINTS, PUBLIC_FREE_ENDPOINTS } from "@/lib/catalog/free";
 import { DISCOVERY_DOCUMENTS, SKILL_NAME } from "@/lib/discovery/documents";
@@ -231,7 +232,7 @@ describe("discovery documents over HTTP", () => {
           offers: [{ intent: "charge", method: "evm", network: "eip155:8453", amount: baseUnits(p.httpPrice), currency: BASE_USDC, description: expect.stringContaining(label(p.httpPrice)) }],
         });
         expect(op.description).toContain(label(p.httpPrice));
-        if (p.tool) expect(op["x-mcp-tool"]).toEqual({ name: p.tool.name, title: p.tool.title, price: usd6(p.tool.price) });
+        if (p.tool) expect(op["x-mcp-tool"]).toEqual({ name: p.tool.name, title: toolTitle(p.tool), price: usd6(p.tool.price) });
         expect(op.parameters.map((x: J) => x.name)).toEqual(Object.keys(p.params));
         const schemes = op.security.map((s: J) => Object.keys(s)[0]);
         expect(schemes).toContain("x402");

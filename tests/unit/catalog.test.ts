@@ -5,6 +5,7 @@
  * on purpose: it is what the catalog is checked against).
  */
 import { describe, expect, it } from "vitest";
+import { toolTitle } from "@/lib/catalog/types";
 import { PRODUCTS } from "@/lib/catalog";
 import { XLM_PRODUCTS } from "@/lib/catalog/products/xlm";
 import { MARKET_PRODUCTS } from "@/lib/catalog/products/markets";
@@ -51,7 +52,7 @@ describe("catalog vs spec 4.1 / 4.5", () => {
       expect(p.tool?.name ?? null).toBe(tool);
       if (toolPrice) expect(usdToAtomic(p.tool!.price)).toBe(usdToAtomic(toolPrice));
       expect(Object.keys(p.params as ParamSet).sort()).toEqual([...params].sort());
-      if (p.tool) expect(p.tool.title).toContain(`$${p.tool.price}`);
+      if (p.tool) expect(toolTitle(p.tool)).toBe(`${p.tool.label} ($${p.tool.price})`);
     });
   }
 

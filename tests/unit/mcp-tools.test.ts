@@ -4,6 +4,7 @@
  * validation (spec 2.6 issues under "arguments") and the x402 `_meta` receipt mapping.
  */
 import { describe, expect, it } from "vitest";
+import { toolTitle } from "@/lib/catalog/types";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { PRODUCTS } from "@/lib/catalog";
 import { usd6, usdLabel } from "@/lib/payments/price";
@@ -57,7 +58,7 @@ describe("MCP tools vs spec 4.5", () => {
       expect(t.product).toBe(p);
       expect(t.price).toBe(p.tool!.price);
       expect(t.endpoint).toBe(p.path);
-      expect(t.title).toBe(p.tool!.title);
+      expect(t.title).toBe(toolTitle(p.tool!));
     }
     // Paths without a tool (spec 4.1 "none") stay HTTP-only.
     for (const path of ["/v1/sentiment", "/v1/screen", "/v1/verdict", "/v1/top-movers", "/v1/eth-gas", "/v1/btc-quote", "/v1/global-market"]) {

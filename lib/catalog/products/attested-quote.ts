@@ -26,7 +26,7 @@ export const attestedQuote = defineProduct({
   tags: ["price", "attestation"],
   kind: "data",
   httpPrice: "0.01",
-  tool: { name: "get_attested_quote", price: "0.10", title: "Attested quote, Ed25519-signed ($0.10)" },
+  tool: { name: "get_attested_quote", price: "0.10", label: "Attested quote, Ed25519-signed" },
   credits: 1,
   freeTier: true,
   params: {

@@ -15,7 +15,7 @@ export const fng = defineProduct({
   tags: ["sentiment", "macro"],
   kind: "data",
   httpPrice: "0.01",
-  tool: { name: "get_fear_greed_index", price: "0.01", title: "Fear & Greed index ($0.01)" },
+  tool: { name: "get_fear_greed_index", price: "0.01", label: "Fear & Greed index" },
   credits: 1,
   freeTier: true,
   params: {},

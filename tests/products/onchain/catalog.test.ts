@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { ONCHAIN_PRODUCTS } from "@/lib/catalog/products/onchain";
+import { toolTitle } from "@/lib/catalog/types";
 
 describe("onchain family catalog facts", () => {
   it("lists the six products in order with the spec's prices, tools ($0.02 titles) and credits", () => {
     expect(
-      ONCHAIN_PRODUCTS.map((p) => ({ id: p.id, path: p.path, http: p.httpPrice, tool: p.tool, credits: p.credits, free: p.freeTier, kind: p.kind })),
+      ONCHAIN_PRODUCTS.map((p) => ({ id: p.id, path: p.path, http: p.httpPrice, tool: p.tool && { name: p.tool.name, price: p.tool.price, title: toolTitle(p.tool) }, credits: p.credits, free: p.freeTier, kind: p.kind })),
     ).toEqual([
       { id: "eth-gas", path: "/v1/eth-gas", http: "0.005", tool: null, credits: 1, free: true, kind: "data" },
       { id: "gas", path: "/v1/gas", http: "0.02", tool: { name: "get_base_gas_oracle", price: "0.02", title: "Base gas oracle ($0.02)" }, credits: 1, free: true, kind: "data" },
@@ -14,7 +15,7 @@ describe("onchain family catalog facts", () => {
       { id: "whale-flow", path: "/v1/whale-flow", http: "0.02", tool: { name: "get_whale_flow", price: "0.02", title: "Whale flow ($0.02)" }, credits: 1, free: true, kind: "data" },
     ]);
     // Spec 4.5: three titles used to say 0.10 although the price is 0.02.
-    for (const p of ONCHAIN_PRODUCTS) if (p.tool) expect(p.tool.title).toBe(`${p.title} ($${p.tool.price})`);
+    for (const p of ONCHAIN_PRODUCTS) if (p.tool) expect(toolTitle(p.tool)).toBe(`${p.title} ($${p.tool.price})`);
   });
 
   it("declares the parameters of spec 4.1/4.5 with their defaults and allowed values", () => {

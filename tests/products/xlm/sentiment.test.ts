@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { paramsSchema } from "@/lib/catalog/params";
+import { toolTitle } from "@/lib/catalog/types";
 import { runProduct } from "@/lib/catalog/run";
 import { validateOrThrow } from "@/lib/catalog/validate";
 import { sentiment } from "@/lib/catalog/products/xlm/sentiment";
@@ -41,7 +42,7 @@ describe("catalog facts", () => {
       ["xlm-network", "/v1/xlm-network", "0.01", "get_xlm_network_pulse", "0.10", 1, true],
       ["arb-opportunities", "/v1/arb-opportunities", "0.005", "get_arbitrage_opportunities", "0.10", 1, true],
     ]);
-    for (const p of XLM_PRODUCTS) if (p.tool) expect(p.tool.title).toMatch(new RegExp(`^.+ \\(\\$${p.tool.price.replace(".", "\\.")}\\)$`));
+    for (const p of XLM_PRODUCTS) if (p.tool) expect(toolTitle(p.tool)).toMatch(new RegExp(`^.+ \\(\\$${p.tool.price.replace(".", "\\.")}\\)$`));
     expect(sentiment.tags).toEqual(["sentiment", "xlm"]);
     expect(sentiment.cacheTtlSeconds).toBe(15);
   });

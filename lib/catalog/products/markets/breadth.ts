@@ -104,7 +104,7 @@ export const breadth = defineProduct({
   tags: ["markets", "breadth", "regime", "xlm"],
   kind: "data",
   httpPrice: "0.01",
-  tool: { name: "get_market_breadth", price: "0.10", title: "Market breadth ($0.10)" },
+  tool: { name: "get_market_breadth", price: "0.10", label: "Market breadth" },
   credits: 1,
   freeTier: true,
   params: {},

@@ -43,7 +43,7 @@ export const multiAsset = defineProduct({
   tags: ["markets", "screen", "multi-asset"],
   kind: "data",
   httpPrice: "0.005",
-  tool: { name: "screen_multi_asset_strategy", price: "0.10", title: "Multi-asset strategy screen ($0.10)" },
+  tool: { name: "screen_multi_asset_strategy", price: "0.10", label: "Multi-asset strategy screen" },
   credits: 1,
   freeTier: true,
   params: {

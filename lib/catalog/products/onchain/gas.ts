@@ -18,7 +18,7 @@ export const baseGas = defineProduct({
   tags: ["gas", "base", "onchain"],
   kind: "data",
   httpPrice: "0.02",
-  tool: { name: "get_base_gas_oracle", price: "0.02", title: "Base gas oracle ($0.02)" },
+  tool: { name: "get_base_gas_oracle", price: "0.02", label: "Base gas oracle" },
   credits: 1,
   freeTier: true,
   params: {},

@@ -42,7 +42,7 @@ export const prediction = defineProduct({
   tags: ["prediction-markets", "polymarket", "sentiment"],
   kind: "data",
   httpPrice: "0.02",
-  tool: { name: "get_prediction_market_pulse", price: "0.02", title: "Prediction market pulse ($0.02)" },
+  tool: { name: "get_prediction_market_pulse", price: "0.02", label: "Prediction market pulse" },
   credits: 1,
   freeTier: true,
   params: {

@@ -96,7 +96,7 @@ export const tokenSafety = defineProduct({
   tags: ["security", "tokens", "onchain"],
   kind: "data",
   httpPrice: "0.02",
-  tool: { name: "check_token_safety", price: "0.02", title: "Token safety check ($0.02)" },
+  tool: { name: "check_token_safety", price: "0.02", label: "Token safety check" },
   credits: 1,
   freeTier: true,
   params: {

@@ -31,7 +31,7 @@ export const wallet = defineProduct({
   tags: ["wallet", "base", "onchain", "identity"],
   kind: "data",
   httpPrice: "0.02",
-  tool: { name: "get_base_wallet_intel", price: "0.02", title: "Base wallet intel ($0.02)" },
+  tool: { name: "get_base_wallet_intel", price: "0.02", label: "Base wallet intel" },
   credits: 1,
   freeTier: true,
   params: {

@@ -45,7 +45,7 @@ export const whaleFlowProduct = defineProduct({
   tags: ["dex", "flow", "onchain", "tokens"],
   kind: "data",
   httpPrice: "0.02",
-  tool: { name: "get_whale_flow", price: "0.02", title: "Whale flow ($0.02)" },
+  tool: { name: "get_whale_flow", price: "0.02", label: "Whale flow" },
   credits: 1,
   freeTier: true,
   params: {

@@ -39,7 +39,7 @@ export const arbOpportunities = defineProduct({
   tags: ["arbitrage", "xlm", "orderbook"],
   kind: "data",
   httpPrice: "0.005",
-  tool: { name: "get_arbitrage_opportunities", price: "0.10", title: "XLM CEX-SDEX arbitrage scan ($0.10)" },
+  tool: { name: "get_arbitrage_opportunities", price: "0.10", label: "XLM CEX-SDEX arbitrage scan" },
   credits: 1,
   freeTier: true,
   params: {},

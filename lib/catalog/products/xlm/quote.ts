@@ -45,7 +45,7 @@ export const quote = defineProduct({
   tags: ["price", "xlm", "orderbook"],
   kind: "data",
   httpPrice: "0.005",
-  tool: { name: "get_xlm_quote", price: "0.10", title: "XLM quote with SDEX order book ($0.10)" },
+  tool: { name: "get_xlm_quote", price: "0.10", label: "XLM quote with SDEX order book" },
   credits: 1,
   freeTier: true,
   params: {},

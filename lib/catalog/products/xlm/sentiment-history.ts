@@ -83,7 +83,7 @@ export const sentimentHistory = defineProduct({
   tags: ["sentiment", "xlm", "history"],
   kind: "data",
   httpPrice: "0.10",
-  tool: { name: "get_xlm_sentiment_history", price: "0.25", title: "XLM sentiment history ($0.25)" },
+  tool: { name: "get_xlm_sentiment_history", price: "0.25", label: "XLM sentiment history" },
   credits: 2,
   freeTier: false,
   params: {

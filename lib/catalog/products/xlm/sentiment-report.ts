@@ -95,7 +95,7 @@ export const sentimentReport = defineProduct({
   tags: ["sentiment", "xlm", "report", "premium"],
   kind: "data",
   httpPrice: "0.05",
-  tool: { name: "get_xlm_sentiment_report", price: "0.25", title: "XLM sentiment report ($0.25)" },
+  tool: { name: "get_xlm_sentiment_report", price: "0.25", label: "XLM sentiment report" },
   credits: 2,
   freeTier: false,
   params: {},

@@ -113,7 +113,7 @@ export const xlmNetwork = defineProduct({
   tags: ["network", "xlm", "stellar"],
   kind: "data",
   httpPrice: "0.01",
-  tool: { name: "get_xlm_network_pulse", price: "0.10", title: "XLM network pulse ($0.10)" },
+  tool: { name: "get_xlm_network_pulse", price: "0.10", label: "XLM network pulse" },
   credits: 1,
   freeTier: true,
   params: {},
