@@ -7,6 +7,7 @@
  * real. Only the RPC methods the x402 SVM client and facilitator call are served;
  * anything else answers "method not found", which a test would notice.
  */
+import { serveFacilitator } from "./facilitator-server";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
@@ -307,28 +308,5 @@ export async function startSvmFacilitator(ledger: SolanaLedger, feePayer: Wallet
   const { toFacilitatorSvmSigner } = await import("@x402/svm");
   const facilitator = new x402Facilitator();
   registerExactSvmScheme(facilitator, { signer: toFacilitatorSvmSigner(feePayer.signer, { defaultRpcUrl: ledger.rpcUrl }), networks: network as `${string}:${string}` });
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (d: Buffer) => (body += d.toString()));
-    req.on("end", async () => {
-      const send = (status: number, v: unknown) => {
-        res.writeHead(status, { "content-type": "application/json" });
-        res.end(JSON.stringify(v));
-      };
-      try {
-        if (req.method === "GET" && req.url === "/supported") return send(200, facilitator.getSupported());
-        const { paymentPayload, paymentRequirements } = JSON.parse(body || "{}");
-        if (req.method === "POST" && req.url === "/verify") return send(200, await facilitator.verify(paymentPayload, paymentRequirements));
-        if (req.method === "POST" && req.url === "/settle") return send(200, await facilitator.settle(paymentPayload, paymentRequirements));
-        send(404, { error: "not found" });
-      } catch (err) {
-        send(500, { error: (err as Error).message });
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return serveFacilitator(facilitator);
 }
