@@ -5,7 +5,8 @@
  * holds, and a failed call never spends anything.
  */
 import { randomUUID } from "node:crypto";
-import { db } from "@/lib/db/client";
+import { db, getDbHandle } from "@/lib/db/client";
+import { groupCommit } from "@/lib/db/group-commit";
 import { sharedLru } from "@/lib/access/credential-cache";
 import { hashSecret, newSecret, wellFormed } from "@/lib/access/secrets";
 
@@ -61,29 +62,84 @@ export async function lookupBundle(token: string): Promise<BundleState | null> {
   return s;
 }
 
+interface CreditUse {
+  bundleId: string;
+  cost: number;
+  receiptId: string;
+  product: string;
+  surface: string;
+}
+
 /**
- * Consumes `cost` credits and writes the receipt in ONE statement: the UPDATE only
- * applies while `credits_remaining >= cost` on the row it changes, so concurrent calls
- * can never overspend, and the receipt exists exactly when credit was taken. Returns
- * null when fewer than `cost` credits remain (nothing consumed, nothing written).
+ * Consumes credits for a batch of successful calls and writes their receipts in ONE
+ * statement: the bundles' rows are locked (FOR UPDATE), the calls' costs are summed in
+ * arrival order per bundle, and only the calls that still fit the remaining credits
+ * are charged, so concurrent calls can never overspend a bundle.
+ */
+async function spendCredits(uses: CreditUse[]): Promise<Array<number | null>> {
+  const h = await getDbHandle();
+  const one = uses.length === 1 ? uses[0]! : null;
+  const rows = await h.query<{ receipt_id: string; left_after: number }>(
+    one ? ONE_USE : MANY_USES,
+    one
+      ? [one.bundleId, one.cost, one.receiptId, one.product, one.surface]
+      : [uses.map((u) => u.bundleId), uses.map((u) => u.cost), uses.map((u) => u.receiptId), uses.map((u) => u.product), uses.map((u) => u.surface)],
+  );
+  const byReceipt = new Map(rows.map((r) => [r.receipt_id, Number(r.left_after)]));
+  return uses.map((u) => byReceipt.get(u.receiptId) ?? null);
+}
+
+// A lone call: one conditional UPDATE, the credits re-checked on the row it changes.
+const ONE_USE = `WITH b AS (
+    UPDATE bundles SET credits_remaining = credits_remaining - $2::int
+     WHERE id = $1 AND credits_remaining >= $2::int
+    RETURNING credits_remaining
+  ), ins AS (
+    INSERT INTO access_log (id, product, surface, credential_kind, credits, bundle_id, status)
+    SELECT $3, $4, $5, 'bundle', $2::int, $1, 'charged' FROM b
+    RETURNING id
+  )
+  SELECT $3::text AS receipt_id, credits_remaining AS left_after FROM b`;
+
+// A batch: the bundles' rows locked, costs summed in arrival order, only those that fit charged.
+const MANY_USES = `WITH req AS (
+       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS r(bundle_id, cost, receipt_id, product, surface, ord)
+     ), cur AS (
+       SELECT b.id, b.credits_remaining FROM bundles b WHERE b.id IN (SELECT bundle_id FROM req) FOR UPDATE
+     ), spent AS (
+       SELECT req.*, (cur.credits_remaining - sum(req.cost) OVER (PARTITION BY req.bundle_id ORDER BY req.ord))::int AS left_after
+         FROM req JOIN cur ON cur.id = req.bundle_id
+     ), ok AS (
+       SELECT * FROM spent WHERE left_after >= 0
+     ), upd AS (
+       UPDATE bundles b SET credits_remaining = t.left_after
+         FROM (SELECT bundle_id, min(left_after) AS left_after FROM ok GROUP BY bundle_id) t
+        WHERE b.id = t.bundle_id
+       RETURNING b.id
+     ), ins AS (
+       INSERT INTO access_log (id, product, surface, credential_kind, credits, bundle_id, status)
+       SELECT receipt_id, product, surface, 'bundle', cost, bundle_id, 'charged' FROM ok
+       RETURNING id
+     )
+     SELECT receipt_id, left_after FROM ok`;
+
+const BUNDLE_COMMIT = Symbol.for("echo.commit.bundles");
+function commitCredits(use: CreditUse): Promise<number | null> {
+  const g = globalThis as { [BUNDLE_COMMIT]?: (u: CreditUse) => Promise<number | null> };
+  g[BUNDLE_COMMIT] ??= groupCommit(spendCredits);
+  return g[BUNDLE_COMMIT](use);
+}
+
+/**
+ * Consumes `cost` credits and writes the receipt (group-committed with concurrent
+ * calls). Returns null, with nothing consumed or written, when fewer than `cost`
+ * credits remain.
  */
 export async function consumeCredits(token: string, bundleId: string, cost: number, receipt: { product: string; surface: string }): Promise<{ remaining: number; receiptId: string } | null> {
-  const prisma = await db();
   const receiptId = randomUUID();
-  const rows = await prisma.$queryRaw<Array<{ credits_remaining: number }>>`
-    WITH b AS (
-      UPDATE bundles SET credits_remaining = credits_remaining - ${cost}
-       WHERE id = ${bundleId} AND credits_remaining >= ${cost}
-      RETURNING credits_remaining
-    ), r AS (
-      INSERT INTO access_log (id, product, surface, credential_kind, credits, bundle_id, status)
-      SELECT ${receiptId}, ${receipt.product}, ${receipt.surface}, 'bundle', ${cost}, ${bundleId}, 'charged' FROM b
-      RETURNING id
-    )
-    SELECT b.credits_remaining FROM b, r`;
+  const left = await commitCredits({ bundleId, cost, receiptId, product: receipt.product, surface: receipt.surface });
   const hash = hashSecret(token);
   const k = known().get(hash);
-  const left = rows[0]?.credits_remaining ?? null;
-  if (k) known().set(hash, { ...k, remaining: left ?? Math.min(k.remaining, cost - 1) });
+  if (k) known().set(hash, { ...k, remaining: Math.min(k.remaining, left ?? cost - 1) });
   return left === null ? null : { remaining: left, receiptId };
 }

@@ -6,7 +6,8 @@
  * statement re-checks the count on the row it updates.
  */
 import { randomUUID } from "node:crypto";
-import { db } from "@/lib/db/client";
+import { db, getDbHandle } from "@/lib/db/client";
+import { groupCommit } from "@/lib/db/group-commit";
 import { sharedLru } from "@/lib/access/credential-cache";
 import { env } from "@/lib/config/env";
 import { hashSecret, newSecret, wellFormed } from "@/lib/access/secrets";
@@ -75,40 +76,96 @@ export async function lookupKey(key: string, now = new Date()): Promise<{ id: st
   return { id: k.id, quota: k.quota, used, exhausted: used >= k.quota };
 }
 
+interface KeyCall {
+  keyId: string;
+  day: string;
+  receiptId: string;
+  product: string;
+  surface: string;
+}
+
 /**
- * Counts one successful call and writes its receipt in ONE statement (a data-modifying
- * CTE): the UPDATE re-checks the quota on the row it changes, so concurrent calls can
- * never exceed it, and the receipt exists exactly when the call was counted. Returns
- * null (nothing counted, nothing written) when the quota is used up.
+ * Counts a batch of successful calls and writes their receipts in ONE statement: the
+ * keys' rows are locked (FOR UPDATE), each call is numbered within its key, and only the
+ * calls that still fit the day's quota are counted and get a receipt, so concurrent
+ * calls (in this batch, in other batches, on other instances) can never exceed it.
+ */
+async function countCalls(calls: KeyCall[]): Promise<Array<{ used: number; quota: number } | null>> {
+  const h = await getDbHandle();
+  const out: Array<{ used: number; quota: number } | null> = calls.map(() => null);
+  // A batch straddling UTC midnight is settled day by day.
+  for (const day of [...new Set(calls.map((c) => c.day))]) {
+    const idx = calls.flatMap((c, i) => (c.day === day ? [i] : []));
+    const part = idx.map((i) => calls[i]!);
+    const rows = await h.query<{ receipt_id: string; used_after: number; daily_quota: number }>(part.length === 1 ? ONE_CALL : MANY_CALLS, part.length === 1 ? [day, part[0]!.keyId, part[0]!.receiptId, part[0]!.product, part[0]!.surface] : [day, part.map((c) => c.keyId), part.map((c) => c.receiptId), part.map((c) => c.product), part.map((c) => c.surface)]);
+    const byReceipt = new Map(rows.map((r) => [r.receipt_id, r]));
+    for (const i of idx) {
+      const r = byReceipt.get(calls[i]!.receiptId);
+      out[i] = r ? { used: Number(r.used_after), quota: Number(r.daily_quota) } : null;
+    }
+  }
+  return out;
+}
+
+// A lone call: one conditional UPDATE, the quota re-checked on the row it changes.
+const ONE_CALL = `WITH u AS (
+    UPDATE api_keys SET usage_count = CASE WHEN usage_day = $1::date THEN usage_count + 1 ELSE 1 END, usage_day = $1::date
+     WHERE id = $2 AND (usage_day IS DISTINCT FROM $1::date OR usage_count < daily_quota)
+    RETURNING usage_count, daily_quota
+  ), ins AS (
+    INSERT INTO access_log (id, product, surface, credential_kind, credits, api_key_id, status)
+    SELECT $3, $4, $5, 'api_key', 1, $2, 'charged' FROM u
+    RETURNING id
+  )
+  SELECT $3::text AS receipt_id, usage_count AS used_after, daily_quota FROM u`;
+
+// A batch: the keys' rows locked, calls numbered per key, only those within the quota counted.
+const MANY_CALLS = `WITH req AS (
+         SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS r(key_id, receipt_id, product, surface, ord)
+       ), cur AS (
+         SELECT k.id, k.daily_quota, CASE WHEN k.usage_day = $1::date THEN k.usage_count ELSE 0 END AS used
+           FROM api_keys k WHERE k.id IN (SELECT key_id FROM req) FOR UPDATE
+       ), numbered AS (
+         SELECT req.*, cur.daily_quota, (cur.used + row_number() OVER (PARTITION BY req.key_id ORDER BY req.ord))::int AS used_after
+           FROM req JOIN cur ON cur.id = req.key_id
+       ), ok AS (
+         SELECT * FROM numbered WHERE used_after <= daily_quota
+       ), upd AS (
+         UPDATE api_keys k SET usage_count = t.used_after, usage_day = $1::date
+           FROM (SELECT key_id, max(used_after) AS used_after FROM ok GROUP BY key_id) t
+          WHERE k.id = t.key_id
+         RETURNING k.id
+       ), ins AS (
+         INSERT INTO access_log (id, product, surface, credential_kind, credits, api_key_id, status)
+         SELECT receipt_id, product, surface, 'api_key', 1, key_id, 'charged' FROM ok
+         RETURNING id
+       )
+       SELECT receipt_id, used_after, daily_quota FROM ok`;
+
+const KEY_COMMIT = Symbol.for("echo.commit.keys");
+function commitKeyCall(call: KeyCall) {
+  const g = globalThis as { [KEY_COMMIT]?: (c: KeyCall) => Promise<{ used: number; quota: number } | null> };
+  g[KEY_COMMIT] ??= groupCommit(countCalls);
+  return g[KEY_COMMIT](call);
+}
+
+/**
+ * Counts one successful call and writes its receipt (group-committed with concurrent
+ * calls). Returns null, with nothing counted or written, when the quota is used up.
  */
 export async function consumeKeyCall(key: string, keyId: string, receipt: { product: string; surface: string }, now = new Date()): Promise<{ usage: KeyUsage; receiptId: string } | null> {
-  const prisma = await db();
   const today = utcDay(now);
   const receiptId = randomUUID();
-  const rows = await prisma.$queryRaw<Array<{ usage_count: number; daily_quota: number }>>`
-    WITH u AS (
-      UPDATE api_keys
-         SET usage_count = CASE WHEN usage_day = ${today}::date THEN usage_count + 1 ELSE 1 END,
-             usage_day = ${today}::date
-       WHERE id = ${keyId}
-         AND (usage_day IS DISTINCT FROM ${today}::date OR usage_count < daily_quota)
-      RETURNING usage_count, daily_quota
-    ), r AS (
-      INSERT INTO access_log (id, product, surface, credential_kind, credits, api_key_id, status)
-      SELECT ${receiptId}, ${receipt.product}, ${receipt.surface}, 'api_key', 1, ${keyId}, 'charged' FROM u
-      RETURNING id
-    )
-    SELECT u.usage_count, u.daily_quota FROM u, r`;
-  const r = rows[0];
+  const r = await commitKeyCall({ keyId, day: today, receiptId, product: receipt.product, surface: receipt.surface });
   const hash = hashSecret(key);
   const k = known().get(hash);
   if (!r) {
     if (k) known().set(hash, { ...k, day: today, used: k.quota });
     return null;
   }
-  if (k) known().set(hash, { ...k, day: today, used: r.usage_count });
+  if (k && (k.day !== today || r.used > k.used)) known().set(hash, { ...k, day: today, used: r.used });
   return {
-    usage: { id: keyId, used: r.usage_count, quota: r.daily_quota, remaining: Math.max(0, r.daily_quota - r.usage_count), resetAt: nextUtcMidnight(now) },
+    usage: { id: keyId, used: r.used, quota: r.quota, remaining: Math.max(0, r.quota - r.used), resetAt: nextUtcMidnight(now) },
     receiptId,
   };
 }

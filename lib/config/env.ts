@@ -22,6 +22,7 @@ const schema = z.object({
   DATA_DIR: z.string().default("./data"),
   DATABASE_URL: z.string().optional(),
   REDIS_URL: z.string().optional(),
+  REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/).default("echo"),
 
   UPSTREAM_MODE: z.enum(["live", "simulated"]).default("live"),
   UPSTREAM_TIMEOUT_MS: positiveInt.default(6000),
@@ -99,6 +100,7 @@ export const CONFIG_DOCS: Record<keyof Env, string> = {
   DATA_DIR: "Folder for the embedded PGlite database (`memory` keeps it in memory).",
   DATABASE_URL: "PostgreSQL URL; when set, PostgreSQL replaces the embedded database (`?schema=name` selects a schema).",
   REDIS_URL: "Redis URL; when set, rate limits use @upstash/ratelimit on it instead of in-process counters.",
+  REDIS_KEY_PREFIX: "Prefix of every Redis key this service writes (separates deployments sharing one Redis).",
   UPSTREAM_MODE: "`live` (public APIs) or `simulated` (starts the offline upstream simulator on a loopback port).",
   UPSTREAM_TIMEOUT_MS: "Timeout of each upstream request.",
   SIM_SEED: "Seed of the offline simulator's market data.",

@@ -17,6 +17,11 @@ export type Db = PrismaClient;
 
 export interface DbHandle {
   prisma: PrismaClient;
+  /**
+   * The driver itself (PGlite or pg), for the few hot statements where Prisma's per-query
+   * overhead matters (the ledger's group commits). Parameters are positional ($1...).
+   */
+  query<T>(sql: string, params: unknown[]): Promise<T[]>;
   mode: "pglite" | "postgres";
   /** Schema holding the tables (PostgreSQL only; PGlite uses public). */
   schema: string;
@@ -97,6 +102,7 @@ async function openPostgres(url: string): Promise<DbHandle> {
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { schema }) });
   return {
     prisma,
+    query: async <T,>(sql: string, params: unknown[]) => (await pool.query(sql, params as unknown[])).rows as T[],
     mode: "postgres",
     schema,
     close: async () => {
@@ -126,6 +132,7 @@ async function openPglite(dataDir: string): Promise<DbHandle> {
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pg) });
   return {
     prisma,
+    query: async <T,>(sql: string, params: unknown[]) => (await pg.query<T>(sql, params)).rows,
     mode: "pglite",
     schema: "public",
     close: async () => {

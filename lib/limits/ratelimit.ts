@@ -56,7 +56,7 @@ class UpstashLimiter implements Limiter {
         // eslint-disable-next-line @typescript-eslint/no-explicit-any
         redis: this.redis as any,
         limiter: Ratelimit.fixedWindow(policy.limit, `${policy.windowSeconds} s`),
-        prefix: `echo:rl:${policy.name}`,
+        prefix: `${env().REDIS_KEY_PREFIX}:rl:${policy.name}`,
         analytics: false,
         timeout: 1000,
       });

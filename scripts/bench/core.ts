@@ -6,6 +6,8 @@
  */
 import { startSimulator } from "@/lib/upstream-sim/server";
 import { startService, type Service } from "../../tests/helpers/service";
+import { randomBytes } from "node:crypto";
+import { hasPostgres, POSTGRES_URL } from "../../tests/helpers/services";
 import { load, report } from "./load";
 
 export const BENCH_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -13,7 +15,10 @@ export const BENCH_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 export async function coreBench(): Promise<void> {
   const sim = await startSimulator({ seed: 402 });
   try {
-    await throughput(sim.env);
+    await throughput(sim.env, "");
+    if (await hasPostgres()) {
+      await throughput({ ...sim.env, DATABASE_URL: `${POSTGRES_URL}?schema=bench_core_${randomBytes(4).toString("hex")}` }, "postgres_");
+    }
     await fanIn(sim);
     await coldLatency(sim);
   } finally {
@@ -29,7 +34,8 @@ async function benchKey(svc: Service): Promise<Record<string, string>> {
 
 const BENCH_ENV = { LOG_LEVEL: "warn", FREE_KEY_DAILY_QUOTA: "1000000000" };
 
-async function throughput(simEnv: Record<string, string>): Promise<void> {
+/** Static route vs cached paid endpoint (free-key credential: one ledger write per call). */
+async function throughput(simEnv: Record<string, string>, prefix: string): Promise<void> {
   const svc = await startService({ env: { ...simEnv, ...BENCH_ENV } });
   try {
     const paid = `${svc.url}/v1/fng`;
@@ -42,16 +48,16 @@ async function throughput(simEnv: Record<string, string>): Promise<void> {
     await load({ url: paid, connections: 50, seconds: 2, headers });
     const base = await load({ url: staticUrl, connections: 50, seconds: BENCH_SECONDS });
     const target = await load({ url: paid, connections: 50, seconds: BENCH_SECONDS, headers });
-    report("static_route_rps", base.rps);
-    report("static_route_p50_ms", base.p50);
-    report("static_route_p99_ms", base.p99);
-    report("cached_paid_endpoint_rps", target.rps);
-    report("cached_paid_endpoint_p50_ms", target.p50);
-    report("cached_paid_endpoint_p99_ms", target.p99);
-    report("cached_paid_endpoint_errors", target.errors);
-    report("cached_vs_static_throughput_ratio", target.rps / base.rps);
-    report("cached_vs_static_p50_latency_ratio", base.p50 / target.p50);
-    report("cached_vs_static_p99_latency_ratio", base.p99 / target.p99);
+    report(`${prefix}static_route_rps`, base.rps);
+    report(`${prefix}static_route_p50_ms`, base.p50);
+    report(`${prefix}static_route_p99_ms`, base.p99);
+    report(`${prefix}cached_paid_endpoint_rps`, target.rps);
+    report(`${prefix}cached_paid_endpoint_p50_ms`, target.p50);
+    report(`${prefix}cached_paid_endpoint_p99_ms`, target.p99);
+    report(`${prefix}cached_paid_endpoint_errors`, target.errors);
+    report(`${prefix}cached_vs_static_throughput_ratio`, target.rps / base.rps);
+    report(`${prefix}cached_vs_static_p50_latency_ratio`, base.p50 / target.p50);
+    report(`${prefix}cached_vs_static_p99_latency_ratio`, base.p99 / target.p99);
   } finally {
     await svc.stop();
   }

@@ -28,7 +28,7 @@ const MODES = [
         {
           name: "production (PostgreSQL + Redis)",
           accounts: { payer: 4, payTo: 5, rogue: 6, poor: 8 },
-          env: () => ({ DATABASE_URL: `${POSTGRES_URL}?schema=pay_${randomBytes(6).toString("hex")}`, REDIS_URL }),
+          env: () => ({ DATABASE_URL: `${POSTGRES_URL}?schema=pay_${randomBytes(6).toString("hex")}`, REDIS_URL, REDIS_KEY_PREFIX: `test-${randomBytes(6).toString("hex")}` }),
         },
       ]
     : []),

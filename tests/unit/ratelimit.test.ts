@@ -14,7 +14,10 @@ const LIMITER = Symbol.for("echo.limiter");
 
 function useMode(redis: boolean): void {
   delete (globalThis as Record<symbol, unknown>)[LIMITER];
-  if (redis) process.env.REDIS_URL = REDIS_URL;
+  if (redis) {
+    process.env.REDIS_URL = REDIS_URL;
+    process.env.REDIS_KEY_PREFIX = `test-${randomUUID()}`;
+  }
   else delete process.env.REDIS_URL;
   process.env.SAMPLE_LIMIT_PER_HOUR = "10";
   resetEnvForTests();
