@@ -5,6 +5,7 @@
  * PAYMENT-SIGNATURE, and turn every failure into a message a person can act on.
  */
 import { decodeFunctionResult, encodeFunctionData, erc20Abi, formatUnits, toHex, type Address, type Hex } from "viem";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "@/lib/payments/x402/eip3009";
 
 export interface ExactRequirement {
   scheme: string;
@@ -129,16 +130,7 @@ export function transferAuthorization(req: ExactRequirement, from: Address, nowS
   };
   return {
     domain: { name: req.extra?.name ?? "USD Coin", version: req.extra?.version ?? "2", chainId, verifyingContract: req.asset },
-    types: {
-      TransferWithAuthorization: [
-        { name: "from", type: "address" },
-        { name: "to", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" },
-        { name: "validBefore", type: "uint256" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    } as const,
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: "TransferWithAuthorization" as const,
     message,
   };

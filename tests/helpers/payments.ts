@@ -4,6 +4,7 @@
  * with viem; nothing about the signature check is mocked).
  */
 import { randomBytes } from "node:crypto";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "@/lib/payments/x402/eip3009";
 import { createWalletClient, http, publicActions, type Address, type Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
@@ -46,16 +47,7 @@ export async function signAuthorization(account: HDAccount, a: AuthorizationInpu
   };
   const signature = await account.signTypedData({
     domain: { name: "USD Coin", version: "2", chainId: a.chainId ?? 8453, verifyingContract: a.verifyingContract ?? BASE_USDC },
-    types: {
-      TransferWithAuthorization: [
-        { name: "from", type: "address" },
-        { name: "to", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" },
-        { name: "validBefore", type: "uint256" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: "TransferWithAuthorization",
     message: authorization,
   });
