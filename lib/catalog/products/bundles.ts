@@ -1,6 +1,6 @@
 // GET /v1/bundle and /v1/bundle/enterprise — buy prepaid call credits (payment only).
 import { z } from "zod";
-import { defineProduct, type HandlerContext } from "@/lib/catalog/types";
+import { defineProduct, type HandlerContext, type ToolDecl } from "@/lib/catalog/types";
 import { mintBundle, revokeUnpaidBundle, type BundleTier } from "@/lib/access/bundles";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
@@ -36,44 +36,47 @@ function purchase(tier: BundleTier, credits: () => number) {
   };
 }
 
-const revoke = async (v: z.output<typeof BundleOut>) => revokeUnpaidBundle(v.bundle_id);
+/** A bundle product: sold for a per-call payment only, never cached, revoked if unpaid. */
+function bundleProduct(o: { id: string; path: string; title: string; description: string; httpPrice: string; tool: ToolDecl; tier: BundleTier; credits: () => number }) {
+  return defineProduct({
+    id: o.id,
+    path: o.path,
+    title: o.title,
+    description: o.description,
+    tags: ["bundle", "payments"],
+    kind: "bundle",
+    httpPrice: o.httpPrice,
+    tool: o.tool,
+    credits: 0,
+    freeTier: false,
+    params: {},
+    output: BundleOut,
+    cacheTtlSeconds: 0,
+    sources: [],
+    creditsSold: o.credits,
+    handler: purchase(o.tier, o.credits),
+    onCommitFailed: async (v) => revokeUnpaidBundle(v.bundle_id),
+  });
+}
 
-export const bundle = defineProduct({
+export const bundle = bundleProduct({
   id: "bundle",
   path: "/v1/bundle",
   title: "Standard prepaid bundle",
   description: "Buy 10 prepaid call credits (10 standard calls or 5 premium reports); returns a bundle token.",
-  tags: ["bundle", "payments"],
-  kind: "bundle",
   httpPrice: "0.05",
   tool: { name: "buy_call_credits_bundle", price: "1.00", label: "Buy call credits bundle" },
-  credits: 0,
-  freeTier: false,
-  params: {},
-  output: BundleOut,
-  cacheTtlSeconds: 0,
-  sources: [],
-  creditsSold: standardCredits,
-  handler: purchase("standard", standardCredits),
-  onCommitFailed: revoke,
+  tier: "standard",
+  credits: standardCredits,
 });
 
-export const enterpriseBundle = defineProduct({
+export const enterpriseBundle = bundleProduct({
   id: "bundle-enterprise",
   path: "/v1/bundle/enterprise",
   title: "Enterprise prepaid bundle",
   description: "Buy the enterprise volume tier of prepaid call credits (10,000 credits by default); returns a bundle token.",
-  tags: ["bundle", "payments"],
-  kind: "bundle",
   httpPrice: "25.00",
   tool: { name: "buy_enterprise_bundle", price: "25.00", label: "Buy enterprise bundle" },
-  credits: 0,
-  freeTier: false,
-  params: {},
-  output: BundleOut,
-  cacheTtlSeconds: 0,
-  sources: [],
-  creditsSold: enterpriseCredits,
-  handler: purchase("enterprise", enterpriseCredits),
-  onCommitFailed: revoke,
+  tier: "enterprise",
+  credits: enterpriseCredits,
 });

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { MARKET_PRODUCTS } from "@/lib/catalog/products/markets";
+import { toolTitle } from "@/lib/catalog/types";
 
 describe("markets family catalog facts", () => {
   it("lists the six products in order with the spec's prices, tools and credits", () => {
     expect(
-      MARKET_PRODUCTS.map((p) => ({ id: p.id, path: p.path, http: p.httpPrice, tool: p.tool, credits: p.credits, free: p.freeTier, kind: p.kind })),
+      MARKET_PRODUCTS.map((p) => ({ id: p.id, path: p.path, http: p.httpPrice, tool: p.tool && { name: p.tool.name, price: p.tool.price, title: toolTitle(p.tool) }, credits: p.credits, free: p.freeTier, kind: p.kind })),
     ).toEqual([
       { id: "multi-asset", path: "/v1/multi-asset", http: "0.005", tool: { name: "screen_multi_asset_strategy", price: "0.10", title: "Multi-asset strategy screen ($0.10)" }, credits: 1, free: true, kind: "data" },
       { id: "screen", path: "/v1/screen", http: "0.01", tool: null, credits: 1, free: true, kind: "data" },

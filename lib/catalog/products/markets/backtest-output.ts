@@ -65,3 +65,13 @@ export function assumptions(warmupDays: number): z.infer<typeof assumptionsSchem
 export const unavailableSchema = z
   .array(z.object({ ticker: z.string().describe("Requested ticker"), reason: z.string().describe("Why its history could not be used") }))
   .describe("Requested tickers that could not be screened (served results cover the rest); empty when complete");
+
+/** Output fields every screen shares: what was asked, what could not be served, and how. */
+export const screenEnvelope = {
+  period: z.string().describe("Requested period (1mo, 3mo, 6mo, 1y)"),
+  period_days: z.number().int().describe("Days in the period's window"),
+  tickers: z.array(z.string()).describe("Tickers requested, normalised, in request order"),
+  unavailable: unavailableSchema,
+  source: z.literal("coingecko").describe("Upstream provider of the daily closes"),
+  ts: z.string().describe("Time the response was computed (ISO 8601)"),
+};

@@ -8,7 +8,7 @@ import { periodDays, type Ticker } from "@/lib/market/tickers";
 import { periodParam, tickersParam } from "@/lib/catalog/products/markets/params";
 import { historyDays, loadHistories } from "@/lib/catalog/products/markets/history";
 import { dp, dpOrNull, sig } from "@/lib/catalog/products/markets/format";
-import { assumptions, assumptionsSchema, BACKTEST_OPTS, unavailableSchema } from "@/lib/catalog/products/markets/backtest-output";
+import { assumptions, assumptionsSchema, BACKTEST_OPTS, screenEnvelope } from "@/lib/catalog/products/markets/backtest-output";
 
 const DEFAULT_TICKERS: Ticker[] = ["XLM-USD", "BTC-USD", "ETH-USD", "SOL-USD", "ADA-USD", "LINK-USD", "AVAX-USD", "DOGE-USD"];
 
@@ -51,16 +51,11 @@ export const multiAsset = defineProduct({
     period: periodParam,
   },
   output: z.object({
-    period: z.string().describe("Requested period (1mo, 3mo, 6mo, 1y)"),
-    period_days: z.number().int().describe("Days in the period's window"),
-    tickers: z.array(z.string()).describe("Tickers requested, normalised, in request order"),
+    ...screenEnvelope,
     assets: z.array(assetSchema).describe("Served assets, best-ranked first"),
-    unavailable: unavailableSchema,
     leader: z.string().describe("Ticker ranked first"),
     laggard: z.string().describe("Ticker ranked last"),
     assumptions: assumptionsSchema.describe("Backtest assumptions behind the strategy figures"),
-    source: z.literal("coingecko").describe("Upstream provider of the daily closes"),
-    ts: z.string().describe("Time the response was computed (ISO 8601)"),
   }),
   // History-based: daily closes change once a day.
   cacheTtlSeconds: 300,

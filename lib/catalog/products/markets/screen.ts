@@ -13,7 +13,7 @@ import {
   BACKTEST_OPTS,
   metricsOut,
   metricsSchema,
-  unavailableSchema,
+  screenEnvelope,
 } from "@/lib/catalog/products/markets/backtest-output";
 
 const DEFAULT_TICKERS: Ticker[] = ["XLM-USD", "BTC-USD", "ETH-USD", "SOL-USD", "ADA-USD"];
@@ -57,14 +57,9 @@ export const screen = defineProduct({
     period: periodParam,
   },
   output: z.object({
-    period: z.string().describe("Requested period (1mo, 3mo, 6mo, 1y)"),
-    period_days: z.number().int().describe("Days in the period's window"),
-    tickers: z.array(z.string()).describe("Tickers requested, normalised, in request order"),
+    ...screenEnvelope,
     results: z.array(resultSchema).describe("One screen per ticker that could be served, in request order"),
-    unavailable: unavailableSchema,
     assumptions: assumptionsSchema.describe("Backtest assumptions"),
-    source: z.literal("coingecko").describe("Upstream provider of the daily closes"),
-    ts: z.string().describe("Time the response was computed (ISO 8601)"),
   }),
   // Daily closes change once a day; 5 minutes keeps repeated screens cheap and fresh enough.
   cacheTtlSeconds: 300,
