@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { etherscanTiers, feeHistoryTiers, gasVerdict, hexToBigInt, weiHexToGwei, type GasTiers } from "@/lib/market/signals/gas";
+import { gasValues } from "@/lib/catalog/products/onchain/gas-common";
 
 describe("hexToBigInt", () => {
   it.each([
@@ -134,5 +135,24 @@ describe("gasVerdict", () => {
     expect(capped.verdict).toBe("wait");
     expect(capped.reason).toMatch(/cap/);
     expect(gasVerdict(base(0.1, 0, 20), { maxFeeCapGwei: 30 }).verdict).toBe("submit_now");
+  });
+});
+
+describe("gasValues keeps gas figures exact to the wei", () => {
+  // Etherscan quotes gwei with up to 9 decimals (whole wei); above 10 gwei six significant
+  // digits would drop real digits (20.118246051 → 20.1182).
+  it.each([
+    [20.118246051, 20.3, 21.000000001, 22.5],
+    [0.005123456, 0.006, 0.007000001, 0.01],
+    [142.987654321, 143, 144.123456789, 150],
+  ])("base %d gwei", (base, safe, propose, fast) => {
+    const tiers = etherscanTiers({ safe, propose, fast, baseFee: base, gasUsedRatios: [0.4, 0.6] });
+    const v = gasValues(tiers, 1, { safe, standard: propose, fast });
+    expect(v.base_fee_gwei).toBe(base);
+    expect(v.safe_gwei).toBe(safe);
+    expect(v.standard_gwei).toBe(propose);
+    expect(v.fast_gwei).toBe(fast);
+    expect(v.tips_gwei.standard).toBe(Number((propose - base).toFixed(9)));
+    expect(v.max_fee_gwei.fast).toBe(Number((2 * base + (fast - base)).toFixed(9)));
   });
 });

@@ -6,7 +6,7 @@ import { ethRpc, feeHistory, gasPrice } from "@/lib/market/sources/evm-rpc";
 import { etherscanTiers, feeHistoryTiers } from "@/lib/market/signals/gas";
 import { UpstreamError } from "@/lib/market/upstream";
 import { gasFields, gasValues } from "@/lib/catalog/products/onchain/gas-common";
-import { sigOrNull, weiToGwei } from "@/lib/catalog/products/onchain/format";
+import { gweiOrNull, weiToGwei } from "@/lib/catalog/products/onchain/format";
 
 /** Blocks and reward percentiles of the RPC path (same window as /v1/gas). */
 const WINDOW = 20;
@@ -75,7 +75,7 @@ export const ethGas = defineProduct({
       chain_id: 1 as const,
       unit: "gwei" as const,
       ...gasValues(tiers, latest),
-      node_gas_price_gwei: gp.status === "fulfilled" ? sigOrNull(weiToGwei(gp.value)) : null,
+      node_gas_price_gwei: gp.status === "fulfilled" ? gweiOrNull(weiToGwei(gp.value)) : null,
       method: "eth_feeHistory" as const,
       source: "eth-rpc" as const,
       unavailable,

@@ -19,6 +19,20 @@ export function dpOrNull(x: number | null | undefined, places = 2): number | nul
   return Object.is(r, -0) ? 0 : r;
 }
 
+/**
+ * Gwei rounded to whole wei (9 decimals): every gas figure comes from integer wei, so this
+ * keeps all of its digits (20.118246051 stays exact where 6 significant digits gave 20.1182)
+ * and only removes float noise from sums such as 2 × base fee + tip. Null stays null.
+ */
+export function gweiOrNull(x: number | null | undefined): number | null {
+  return dpOrNull(x, 9);
+}
+
+/** `gweiOrNull` for a value known to be present. */
+export function gwei(x: number): number {
+  return gweiOrNull(x) ?? x;
+}
+
 /** Wei (bigint) to gwei as a number, exact to the wei for realistic gas prices. */
 export function weiToGwei(wei: bigint): number {
   return Number(wei / 1_000_000_000n) + Number(wei % 1_000_000_000n) / 1e9;

@@ -5,20 +5,20 @@
  */
 import { z } from "zod";
 import { gasVerdict, type GasTiers } from "@/lib/market/signals/gas";
-import { dpOrNull, sig } from "@/lib/catalog/products/onchain/format";
+import { dpOrNull, gwei } from "@/lib/catalog/products/onchain/format";
 
-const gwei = (d: string) => z.number().nonnegative().describe(d);
+const gweiField = (d: string) => z.number().nonnegative().describe(d);
 const perTier = (d: string) =>
   z
-    .object({ safe: gwei(`${d}, safe tier`), standard: gwei(`${d}, standard tier`), fast: gwei(`${d}, fast tier`) })
+    .object({ safe: gweiField(`${d}, safe tier`), standard: gweiField(`${d}, standard tier`), fast: gweiField(`${d}, fast tier`) })
     .describe(d);
 
 /** zod fields common to both gas products. */
 export const gasFields = {
-  base_fee_gwei: gwei("Base fee of the next block, gwei"),
-  safe_gwei: gwei("Gas price for a cheap, slower inclusion (next base fee + 10th-percentile tip), gwei"),
-  standard_gwei: gwei("Gas price for inclusion within a few blocks (next base fee + median tip), gwei"),
-  fast_gwei: gwei("Gas price for next-block inclusion (next base fee + 90th-percentile tip), gwei"),
+  base_fee_gwei: gweiField("Base fee of the next block, gwei"),
+  safe_gwei: gweiField("Gas price for a cheap, slower inclusion (next base fee + 10th-percentile tip), gwei"),
+  standard_gwei: gweiField("Gas price for inclusion within a few blocks (next base fee + median tip), gwei"),
+  fast_gwei: gweiField("Gas price for next-block inclusion (next base fee + 90th-percentile tip), gwei"),
   tips_gwei: perTier("Priority fee (maxPriorityFeePerGas) to set, gwei"),
   max_fee_gwei: perTier("EIP-1559 maxFeePerGas = 2 × next base fee + tip (room for ~6 full blocks), gwei"),
   utilization_pct: z.number().min(0).max(200).nullable().describe("Average gasUsed / gasLimit of the sampled blocks, percent; null when unknown"),
@@ -29,7 +29,7 @@ export const gasFields = {
   verdict_reason: z.string().describe("Why the verdict was chosen"),
 };
 
-/** Values of `gasFields` from computed tiers (gwei rounded to 6 significant digits). */
+/** Values of `gasFields` from computed tiers (gwei exact to the wei). */
 export function gasValues(t: GasTiers, latestBlock: number | null, prices?: { safe: number; standard: number; fast: number }) {
   const v = gasVerdict(t);
   const price = prices ?? {
@@ -38,12 +38,12 @@ export function gasValues(t: GasTiers, latestBlock: number | null, prices?: { sa
     fast: t.nextBaseFeeGwei + t.fast.tipGwei,
   };
   return {
-    base_fee_gwei: sig(t.nextBaseFeeGwei),
-    safe_gwei: sig(price.safe),
-    standard_gwei: sig(price.standard),
-    fast_gwei: sig(price.fast),
-    tips_gwei: { safe: sig(t.slow.tipGwei), standard: sig(t.standard.tipGwei), fast: sig(t.fast.tipGwei) },
-    max_fee_gwei: { safe: sig(t.slow.maxFeeGwei), standard: sig(t.standard.maxFeeGwei), fast: sig(t.fast.maxFeeGwei) },
+    base_fee_gwei: gwei(t.nextBaseFeeGwei),
+    safe_gwei: gwei(price.safe),
+    standard_gwei: gwei(price.standard),
+    fast_gwei: gwei(price.fast),
+    tips_gwei: { safe: gwei(t.slow.tipGwei), standard: gwei(t.standard.tipGwei), fast: gwei(t.fast.tipGwei) },
+    max_fee_gwei: { safe: gwei(t.slow.maxFeeGwei), standard: gwei(t.standard.maxFeeGwei), fast: gwei(t.fast.maxFeeGwei) },
     utilization_pct: t.avgUtilization === null ? null : dpOrNull(t.avgUtilization * 100, 2),
     base_fee_trend_pct: dpOrNull(t.baseFeeTrendPct, 2),
     blocks_sampled: t.blocks,

@@ -4,7 +4,7 @@ import { defineProduct } from "@/lib/catalog/types";
 import { baseRpc, feeHistory, gasPrice, maxPriorityFeePerGas } from "@/lib/market/sources/evm-rpc";
 import { feeHistoryTiers } from "@/lib/market/signals/gas";
 import { gasFields, gasValues } from "@/lib/catalog/products/onchain/gas-common";
-import { sigOrNull, weiToGwei } from "@/lib/catalog/products/onchain/format";
+import { gweiOrNull, weiToGwei } from "@/lib/catalog/products/onchain/format";
 
 const L1_FEE_NOTE =
   "Base (an OP Stack rollup) also charges an L1 data fee for posting the transaction to Ethereum. It is not part of eth_gasPrice, depends on the transaction's calldata size and the Ethereum blob/base fee, and often dominates the total cost of simple transfers.";
@@ -52,8 +52,8 @@ export const baseGas = defineProduct({
       chain: "base" as const,
       chain_id: 8453 as const,
       unit: "gwei" as const,
-      gas_price_gwei: gp.status === "fulfilled" ? sigOrNull(weiToGwei(gp.value)) : null,
-      priority_fee_gwei: tipGwei === undefined ? null : sigOrNull(tipGwei),
+      gas_price_gwei: gp.status === "fulfilled" ? gweiOrNull(weiToGwei(gp.value)) : null,
+      priority_fee_gwei: tipGwei === undefined ? null : gweiOrNull(tipGwei),
       ...gasValues(tiers, latest),
       l1_data_fee_note: L1_FEE_NOTE,
       method: "eth_feeHistory" as const,
