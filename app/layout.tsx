@@ -9,6 +9,7 @@ import { DISCOVERY_LINKS } from "@/lib/web/links";
 export const metadata: Metadata = {
   title: { default: "Echo x402 Sentiment — market intelligence for agents", template: "%s · Echo x402 Sentiment" },
   description: "Pay-per-call XLM and crypto market intelligence over HTTP and MCP, paid with x402, bundles or a free key.",
+  icons: { icon: "/favicon.svg" },
 };
 
 export const viewport: Viewport = { width: "device-width", initialScale: 1 };
