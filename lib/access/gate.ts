@@ -17,7 +17,6 @@ import type { Credential, Surface } from "@/lib/access/credentials";
 import { buildRequirement, PaymentRequiredError, priceFor } from "@/lib/access/payment-required";
 import { consumeKeyCall, lookupKey, nextUtcMidnight, type KeyUsage } from "@/lib/access/keys";
 import { bundleState, consumeCredits, lookupBundle } from "@/lib/access/bundles";
-import { writeReceipt } from "@/lib/access/receipts";
 import { ApiError, type ErrorCode } from "@/lib/errors";
 import { authorizePayment, type AuthorizedPayment } from "@/lib/payments/authorize";
 import { log } from "@/lib/log";
@@ -131,25 +130,14 @@ async function paymentGrant(req: AccessRequest, payload: string): Promise<Grant>
     headers: {},
     payment: { id: paid.paymentId, payer: paid.payer },
     commit: async () => {
-      let settled: Awaited<ReturnType<AuthorizedPayment["settle"]>>;
       try {
-        settled = await paid.settle();
+        return (await paid.settle({ product: req.product.id, surface: req.surface, amountUsd: price })).headers;
       } catch (err) {
         if (err instanceof ApiError && err.status === 402 && !(err instanceof PaymentRequiredError)) {
           throw await requirementError(req, err.code, err.message);
         }
         throw err;
       }
-      const receipt = await writeReceipt({
-        product: req.product.id,
-        surface: req.surface,
-        credentialKind: paid.kind,
-        amountUsd: price,
-        payer: paid.payer,
-        txHash: settled.txHash,
-        paymentId: paid.paymentId,
-      });
-      return { ...settled.headers, "X-Receipt-Id": receipt };
     },
     release: () => paid.release(),
   };

@@ -1,7 +1,8 @@
 /**
  * Audit rows for charged calls; the row id is the receipt id returned in the
- * `X-Receipt-Id` header. Written after the charge happened (settlement or credit
- * consumption), so a row means money or credit moved.
+ * `X-Receipt-Id` header. Each charge path writes its row in the same statement that
+ * charges (credit consumption, key count, payment settlement), so a row means money or
+ * credit moved.
  */
 import { db } from "@/lib/db/client";
 import type { Surface } from "@/lib/access/credentials";
@@ -17,27 +18,6 @@ export interface ReceiptInput {
   bundleId?: string | null;
   apiKeyId?: string | null;
   paymentId?: string | null;
-}
-
-export async function writeReceipt(r: ReceiptInput): Promise<string> {
-  const prisma = await db();
-  const row = await prisma.accessLog.create({
-    data: {
-      product: r.product,
-      surface: r.surface,
-      credentialKind: r.credentialKind,
-      amountUsd: r.amountUsd ?? null,
-      credits: r.credits ?? null,
-      payer: r.payer ?? null,
-      txHash: r.txHash ?? null,
-      bundleId: r.bundleId ?? null,
-      apiKeyId: r.apiKeyId ?? null,
-      paymentId: r.paymentId ?? null,
-      status: "charged",
-    },
-    select: { id: true },
-  });
-  return row.id;
 }
 
 /** Recent charged calls of one bundle or key (usage page); never other credentials' rows. */

@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   quota_exhausted: { status: 429, message: "The daily quota of this API key is used up." },
   internal_error: { status: 500, message: "Internal error." },
   settlement_failed: { status: 402, message: "The payment could not be settled; nothing was charged." },
+  settlement_pending: { status: 503, message: "The settlement's outcome is not known yet; send the same payment again to resolve it." },
   upstream_unavailable: { status: 503, message: "An upstream data source is unavailable; nothing was charged." },
   service_unavailable: { status: 503, message: "The service is temporarily unavailable; nothing was charged." },
 } as const satisfies Record<string, { status: number; message: string }>;

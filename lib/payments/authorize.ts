@@ -8,11 +8,13 @@ import type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
 import { authorizeSvmPayment, isSvmNetwork } from "@/lib/payments/svm";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
-import { lockPayment, markFailed, markSettled, unlockPayment, type PaymentLock } from "@/lib/payments/ledger";
+import { lockPayment, markFailed, recordSettlement, releaseLock, type PaymentLock } from "@/lib/payments/ledger";
 import { buildRequirements, checkExactEvm, decodePayment, toFacilitatorPayload } from "@/lib/payments/x402/codec";
-import { settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
+import { evmAuthorizationOutcome, settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
 import { holdPayment } from "@/lib/payments/x402/hold";
+import { evmRefusal, evmSettleRefusal } from "@/lib/payments/x402/evm-reasons";
 import { receiptHeaders } from "@/lib/payments/x402/receipt";
+import { log } from "@/lib/log";
 import { XLM_SCHEME, stellarNetworkId } from "@/lib/payments/xlm/quote";
 import { submitXlmPayment, verifyXlmPayment } from "@/lib/payments/xlm/verify";
 
@@ -49,6 +51,9 @@ export async function authorizePayment(input: PaymentInput): Promise<AuthorizedP
     req,
     verify: verifyWithFacilitator,
     settle: settleWithFacilitator,
+    outcome: evmAuthorizationOutcome,
+    refusal: (v) => evmRefusal(v, req),
+    settleRefusal: (s) => evmSettleRefusal(s, req),
   });
 }
 
@@ -70,16 +75,23 @@ async function authorizeXlm(payload: Record<string, unknown>, input: PaymentInpu
     kind: "xlm",
     paymentId: lock.id,
     payer: v.payer,
-    release: () => unlockPayment(lock),
-    settle: async () => {
+    release: () => releaseLock(lock),
+    settle: async (receipt) => {
+      let hash: string;
       try {
-        const r = await submitXlmPayment(v);
-        await markSettled(lock, r.hash, v.payer);
-        return { txHash: r.hash, headers: receiptHeaders({ transaction: r.hash, network, payer: v.payer }) };
+        hash = (await submitXlmPayment(v)).hash;
       } catch (err) {
         await markFailed(lock, (err as Error).message);
         throw err;
       }
+      let receiptId: string | null = null;
+      try {
+        receiptId = await recordSettlement(lock, hash, v.payer, { ...receipt, credentialKind: "xlm" });
+      } catch (err) {
+        // Submitted: the payer has paid and gets the result; the evidence goes to the log.
+        log.error("payment.record_failed", { paymentId: lock.id, network, transaction: hash, message: (err as Error).message });
+      }
+      return { txHash: hash, receiptId, headers: { ...receiptHeaders({ transaction: hash, network, payer: v.payer }), ...(receiptId ? { "X-Receipt-Id": receiptId } : {}) } };
     },
   };
 }

@@ -1,16 +1,30 @@
 /**
  * The life cycle every x402 payment shares, whatever the network: lock the payment's
- * reference (the replay guard), verify with the facilitator (unlocking when refused or
- * when the facilitator cannot be asked), then hand back `settle` for after the handler
- * succeeded and `release` for when it failed.
+ * reference (the replay guard) and verify it with the facilitator, then hand back `settle`
+ * for after the handler succeeded and `release` for when it failed.
+ *
+ * Settlement has three outcomes, and the caller is told which:
+ * - settled: the payment is recorded with its receipt in one statement and the result is
+ *   delivered, even if that bookkeeping fails (it is logged for reconciliation);
+ * - refused (the facilitator's answer, or a reverted transfer): nothing moved, the row is
+ *   kept as failed so the authorization is never accepted again;
+ * - unknown (a timeout after the transfer may have been sent): the row is kept as
+ *   "unknown" and the caller is asked to present the same payment again. That retry takes
+ *   the row over and, where the network can tell (`outcome`), reads from the chain whether
+ *   the transfer happened: then the result is delivered without paying again; if the
+ *   authorization is still unused it is verified and settled as usual.
  */
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import type { AuthorizedPayment } from "@/lib/payments/types";
-import { lockPayment, markFailed, markSettled, unlockPayment, type LockInput } from "@/lib/payments/ledger";
+import type { AuthorizedPayment, ReceiptFields } from "@/lib/payments/types";
+import { lockPayment, markFailed, markUnknown, recordSettlement, releaseLock, type LockInput, type PaymentLock } from "@/lib/payments/ledger";
 import { FacilitatorError, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
+import { SettlementUnknownError } from "@/lib/payments/x402/evm-local";
 import { receiptHeaders } from "@/lib/payments/x402/receipt";
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
+
+/** What the chain says happened to a payment (networks that can tell). */
+export type PaymentOutcome = { kind: "transferred"; transaction: string | null } | { kind: "unused" } | { kind: "void" };
 
 export interface HoldInput {
   lock: LockInput;
@@ -19,50 +33,114 @@ export interface HoldInput {
   req: PaymentRequirements;
   verify(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedVerify>;
   settle(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle>;
+  /** Reads the payment's outcome on chain (used after an unknown or refused settlement). */
+  outcome?(payload: PaymentPayload, req: PaymentRequirements): Promise<PaymentOutcome>;
   /** Plain-language reason for a refusal (network-specific codes). */
   refusal?(v: CheckedVerify): string;
+  /** Plain-language reason for a refused settlement. */
+  settleRefusal?(s: CheckedSettle): string;
 }
 
 export function unavailable(message: string): ApiError {
   return new ApiError("service_unavailable", message, { headers: { "Retry-After": "10" }, extra: { retry_after: 10 } });
 }
 
-export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
-  const lock = await lockPayment(o.lock);
+function pending(lockId: string, detail: string): ApiError {
+  return new ApiError(
+    "settlement_pending",
+    `The settlement of this payment did not complete in time (${detail}); the transfer may still happen. The data was not delivered. Send the same request with the same payment again in a few seconds: you will get the result if the payment settled, or a definite answer if it did not. Payment id ${lockId}.`,
+    { headers: { "Retry-After": "5" }, extra: { retry_after: 5, payment_id: lockId } },
+  );
+}
+
+async function askOutcome(o: HoldInput): Promise<PaymentOutcome | null> {
+  if (!o.outcome) return null;
   try {
-    const v = await o.verify(o.payload, o.req);
-    if (!v.isValid) {
-      throw new ApiError("payment_invalid", o.refusal?.(v) ?? `The payment was refused: ${v.invalidMessage ?? v.invalidReason ?? "invalid"}.`);
-    }
+    return await o.outcome(o.payload, o.req);
   } catch (err) {
-    await unlockPayment(lock);
+    log.warn("payment.outcome_unreadable", { network: o.req.network, message: (err as Error).message });
+    return null;
+  }
+}
+
+export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
+  // The lock and the verification are independent, so they run together; only the lock's
+  // winner goes on, and a refused verification releases the lock.
+  const [locked, verified] = await Promise.allSettled([lockPayment(o.lock), o.verify(o.payload, o.req)]);
+  if (locked.status === "rejected") throw locked.reason;
+  const lock = locked.value;
+  if (verified.status === "rejected") {
+    await releaseLock(lock);
+    const err = verified.reason as Error;
     if (err instanceof FacilitatorError) throw unavailable(`Payment verification is unavailable (${err.message}); nothing was charged.`);
     throw err;
   }
+  const v = verified.value;
+  if (!v.isValid) {
+    // A payment presented again after an unknown outcome no longer verifies once its
+    // transfer has happened: the chain says so, and the call is served without paying twice.
+    if (lock.reclaimed && o.outcome) {
+      const out = await askOutcome(o);
+      log.info("payment.retry_outcome", { payment_ref: lock.id, outcome: out?.kind ?? "unreadable", reason: v.invalidReason });
+      if (out?.kind === "transferred") return grant(o, lock, () => Promise.resolve({ success: true, transaction: out.transaction ?? lock.reclaimed?.txHash ?? "", network: o.req.network, payer: o.payer ?? undefined }));
+      if (out === null) {
+        await releaseLock(lock);
+        throw pending(lock.id, "its outcome could not be read from the chain");
+      }
+    }
+    await releaseLock(lock);
+    throw new ApiError("payment_invalid", o.refusal?.(v) ?? `The payment was refused: ${v.invalidReason ?? "invalid"}.`);
+  }
+  return grant(o, lock, () => o.settle(o.payload, o.req));
+}
+
+function grant(o: HoldInput, lock: PaymentLock, settle: () => Promise<CheckedSettle>): AuthorizedPayment {
   return {
     kind: "x402",
     paymentId: lock.id,
     payer: o.payer,
-    release: () => unlockPayment(lock),
-    settle: async () => {
+    release: () => releaseLock(lock),
+    settle: async (receipt: ReceiptFields) => {
       let s: CheckedSettle;
       try {
-        s = await o.settle(o.payload, o.req);
+        s = await settle();
       } catch (err) {
-        // Unknown outcome (e.g. a timeout after broadcast): keep the row as failed so the
-        // authorization is never accepted again, and say so.
-        await markFailed(lock, (err as Error).message);
-        log.error("payment.settle_error", { paymentId: lock.id, network: o.req.network, message: (err as Error).message });
-        throw new ApiError("settlement_failed", `Settlement did not complete (${(err as Error).message}). The data was not delivered; if your balance moved, quote payment id ${lock.id}.`);
+        const e = err as Error;
+        const tx = err instanceof SettlementUnknownError ? err.transaction : null;
+        await markUnknown(lock, e.message, tx);
+        log.error("payment.settle_unknown", { paymentId: lock.id, network: o.req.network, transaction: tx, message: e.message });
+        throw pending(lock.id, err instanceof FacilitatorError || err instanceof SettlementUnknownError ? e.message : "settlement error");
       }
       if (!s.success) {
-        await markFailed(lock, s.errorReason ?? "settlement failed");
-        const sent = s.transaction ? ` Transaction ${s.transaction} was sent; if your balance moved, quote payment id ${lock.id}.` : " Nothing was charged.";
-        throw new ApiError("settlement_failed", `The payment could not be settled: ${s.errorMessage ?? s.errorReason ?? "unknown reason"}.${sent}`);
+        // A transfer refused because the authorization was already used may have been
+        // made by an earlier attempt of this very payment (or by anyone holding it: it can
+        // only pay this recipient this amount): then it is paid.
+        const out = await askOutcome(o);
+        if (out?.kind === "transferred") {
+          s = { ...s, success: true, transaction: out.transaction ?? s.transaction };
+        } else if (out === null && lock.reclaimed) {
+          // An earlier attempt's transfer may still land and the chain could not be asked.
+          await markUnknown(lock, s.errorReason ?? "settlement refused", s.transaction || null);
+          throw pending(lock.id, "its outcome could not be read from the chain");
+        } else {
+          await markFailed(lock, s.errorReason ?? "settlement failed");
+          const sent = s.transaction ? ` Transaction ${s.transaction} was sent and reverted; no funds moved.` : " Nothing was charged.";
+          throw new ApiError("settlement_failed", `The payment could not be settled: ${o.settleRefusal?.(s) ?? s.errorReason ?? "unknown reason"}.${sent}`);
+        }
       }
       const who = s.payer || o.payer;
-      await markSettled(lock, s.transaction, who);
-      return { txHash: s.transaction, headers: receiptHeaders({ transaction: s.transaction, network: s.network, payer: who }) };
+      let receiptId: string | null = null;
+      try {
+        receiptId = await recordSettlement(lock, s.transaction, who, { ...receipt, credentialKind: "x402" });
+      } catch (err) {
+        // The payer has paid: deliver, and leave the evidence in the log.
+        log.error("payment.record_failed", { paymentId: lock.id, network: s.network, transaction: s.transaction, message: (err as Error).message });
+      }
+      return {
+        txHash: s.transaction,
+        receiptId,
+        headers: { ...receiptHeaders({ transaction: s.transaction, network: s.network, payer: who }), ...(receiptId ? { "X-Receipt-Id": receiptId } : {}) },
+      };
     },
   };
 }

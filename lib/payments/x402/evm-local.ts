@@ -1,0 +1,211 @@
+/**
+ * What the in-process EVM facilitator adds around the official `exact` scheme
+ * (`@x402/evm/exact/facilitator`), for EIP-3009 authorizations:
+ *
+ * - Verification starts the scheme's on-chain simulation itself, so the round trip to the
+ *   node runs while the official verifier recovers the signature in JavaScript (about 5 ms
+ *   of CPU on a small machine); the verifier then receives that very answer.
+ * - Settlement of an authorization this process verified moments ago sends the transfer
+ *   directly. The official settle verifies everything again first (a second signature
+ *   recovery) and then sends the identical transaction; the token contract checks the
+ *   signature, validity window and nonce itself, so skipping the repeat cannot move
+ *   anything the authorization does not allow. Anything else (ERC-6492 wrappers, contract
+ *   wallets, a payment this process did not verify) takes the official path.
+ * - The outcome of an authorization is read from the chain (`authorizationState`, then
+ *   the `AuthorizationUsed` log and its transaction) when a settlement's own result was
+ *   not learned.
+ */
+import { getAddress, isAddressEqual, parseAbiItem, parseEventLogs, parseSignature, type Hex, type Log, type PublicClient } from "viem";
+import { eip3009ABI } from "@x402/evm";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import type { CheckedSettle } from "@/lib/payments/x402/facilitator-call";
+
+interface Eip3009 {
+  signature: Hex;
+  authorization: { from: Hex; to: Hex; value: string; validAfter: string; validBefore: string; nonce: Hex };
+}
+
+/** The settlement was attempted but its result was not learned; the transfer may or may not happen. */
+export class SettlementUnknownError extends Error {
+  constructor(
+    message: string,
+    readonly transaction: Hex | null,
+  ) {
+    super(message);
+    this.name = "SettlementUnknownError";
+  }
+}
+
+const eip3009Of = (payload: PaymentPayload): Eip3009 => payload.payload as unknown as Eip3009;
+/** A plain 65-byte ECDSA signature (not ERC-6492-wrapped, not a contract wallet's). */
+const isPlainEcdsa = (sig: string) => /^0x[0-9a-fA-F]{130}$/.test(sig);
+
+/** The arguments of `transferWithAuthorization(..., v, r, s)` exactly as the official scheme builds them. */
+function transferArgs(p: Eip3009) {
+  const a = p.authorization;
+  const sig = parseSignature(p.signature);
+  return [getAddress(a.from), getAddress(a.to), BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, sig.v ?? BigInt(sig.yParity), sig.r, sig.s] as const;
+}
+
+/** Canonical key of a contract read, so a prefetched answer is handed to exactly the same call. */
+export function readKey(address: string, functionName: string, args: readonly unknown[]): string {
+  const norm = (v: unknown): unknown => (typeof v === "bigint" ? v.toString() : typeof v === "string" ? v.toLowerCase() : v);
+  return `${address.toLowerCase()}:${functionName}:${JSON.stringify(args.map(norm))}`;
+}
+
+type ReadContract = (a: { address: Hex; abi: unknown; functionName: string; args?: readonly unknown[] }) => Promise<unknown>;
+
+/**
+ * Contract reads started ahead of the caller that will ask for them; each answer is
+ * handed out once. Entries not claimed within a few seconds are dropped.
+ */
+export class PrefetchedReads {
+  private readonly pending = new Map<string, { value: Promise<unknown>; until: number }>();
+
+  start(read: ReadContract, address: Hex, functionName: string, args: readonly unknown[]): string {
+    const key = readKey(address, functionName, args);
+    const value = read({ address, abi: eip3009ABI, functionName, args });
+    value.catch(() => undefined); // claimed later, or never
+    const now = Date.now();
+    for (const [k, e] of this.pending) if (e.until < now) this.pending.delete(k);
+    this.pending.set(key, { value, until: now + 5_000 });
+    return key;
+  }
+
+  take(key: string): Promise<unknown> | undefined {
+    const e = this.pending.get(key);
+    if (!e) return undefined;
+    this.pending.delete(key);
+    return e.until >= Date.now() ? e.value : undefined;
+  }
+
+  drop(key: string): void {
+    this.pending.delete(key);
+  }
+}
+
+/** Starts the official verifier's simulation of `transferWithAuthorization`; returns its key (or null when not applicable). */
+export function prefetchSimulation(reads: PrefetchedReads, read: ReadContract, payload: PaymentPayload, req: PaymentRequirements): string | null {
+  const p = eip3009Of(payload);
+  if (!p?.authorization || !isPlainEcdsa(p.signature)) return null;
+  try {
+    return reads.start(read, getAddress(req.asset), "transferWithAuthorization", transferArgs(p));
+  } catch {
+    return null; // malformed values: the official verifier gives the reason
+  }
+}
+
+/**
+ * Payments this process verified, by signature and requirement, for a few minutes: only
+ * these may be settled without verifying again.
+ */
+export class VerifiedPayments {
+  private readonly seen = new Map<string, number>();
+  private static key(payload: PaymentPayload, req: PaymentRequirements): string {
+    return `${eip3009Of(payload).signature?.toLowerCase()}|${req.network}|${req.asset.toLowerCase()}|${req.payTo.toLowerCase()}|${req.amount}`;
+  }
+  add(payload: PaymentPayload, req: PaymentRequirements): void {
+    const now = Date.now();
+    if (this.seen.size > 10_000) for (const [k, t] of this.seen) if (t < now) this.seen.delete(k);
+    this.seen.set(VerifiedPayments.key(payload, req), now + 5 * 60_000);
+  }
+  /** True once per verification: a payment is settled at most once on this path. */
+  take(payload: PaymentPayload, req: PaymentRequirements): boolean {
+    const k = VerifiedPayments.key(payload, req);
+    const t = this.seen.get(k);
+    this.seen.delete(k);
+    return t !== undefined && t >= Date.now();
+  }
+}
+
+export interface LocalChain {
+  writeContract(a: { address: Hex; abi: unknown; functionName: string; args: readonly unknown[] }): Promise<Hex>;
+  waitForTransactionReceipt(a: { hash: Hex; timeout: number }): Promise<{ status: "success" | "reverted"; logs: Log[] }>;
+}
+
+const transferEvent = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
+const authorizationUsedEvent = parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)");
+
+/** Whether the receipt carries the token's Transfer of exactly the authorized amount to the authorized recipient. */
+function transferred(logs: Log[], asset: Hex, a: Eip3009["authorization"]): boolean {
+  const events = parseEventLogs({ abi: [transferEvent], eventName: "Transfer", logs: logs.filter((l) => isAddressEqual(l.address, asset)) });
+  return events.some((e) => isAddressEqual(e.args.from, a.from) && isAddressEqual(e.args.to, a.to) && e.args.value === BigInt(a.value));
+}
+
+/**
+ * Settles an authorization this process verified (see VerifiedPayments); returns null when
+ * the payment must take the official path instead. Throws SettlementUnknownError when the
+ * transaction may have been broadcast but its receipt was not obtained.
+ */
+export async function settleVerified(chain: LocalChain, payload: PaymentPayload, req: PaymentRequirements, timeoutMs: number): Promise<CheckedSettle | null> {
+  const p = eip3009Of(payload);
+  if (!isPlainEcdsa(p.signature)) return null;
+  const a = p.authorization;
+  const base = { network: req.network, payer: a.from };
+  // The official settle refuses within 6 s of validBefore; so does this one (the transaction would revert).
+  if (BigInt(a.validBefore) < BigInt(Math.floor(Date.now() / 1000) + 6)) {
+    return { ...base, success: false, transaction: "", errorReason: "invalid_exact_evm_payload_authorization_valid_before" };
+  }
+  const asset = getAddress(req.asset);
+  let tx: Hex;
+  try {
+    tx = await chain.writeContract({ address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: transferArgs(p) });
+  } catch (err) {
+    const message = firstLine(err);
+    // The node answered with an error: it refused the transaction (or, in automine mode,
+    // mined it reverted); either way no transfer. Without an answer it may have been sent.
+    if (!noAnswer(err)) return { ...base, success: false, transaction: "", errorReason: "invalid_exact_evm_transaction_failed", errorMessage: message };
+    throw new SettlementUnknownError(`the settlement transaction may have been sent (${message})`, null);
+  }
+  let receipt: Awaited<ReturnType<LocalChain["waitForTransactionReceipt"]>>;
+  try {
+    receipt = await chain.waitForTransactionReceipt({ hash: tx, timeout: timeoutMs });
+  } catch (err) {
+    throw new SettlementUnknownError(`no receipt for settlement transaction ${tx} (${firstLine(err)})`, tx);
+  }
+  if (receipt.status !== "success") return { ...base, success: false, transaction: tx, errorReason: "invalid_exact_evm_transaction_failed" };
+  if (!transferred(receipt.logs, asset, a)) return { ...base, success: false, transaction: tx, errorReason: "invalid_exact_evm_transfer_event_mismatch" };
+  return { ...base, success: true, transaction: tx };
+}
+
+const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split("\n")[0]!;
+
+/** True when the error chain shows the node never answered (timeout, connection or HTTP failure). */
+function noAnswer(err: unknown): boolean {
+  for (let e = err as { name?: string; cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++) {
+    if (["TimeoutError", "HttpRequestError", "SocketClosedError", "WebSocketRequestError", "AbortError"].includes(e.name ?? "")) return true;
+  }
+  return false;
+}
+
+/** What the chain says about an EIP-3009 authorization. */
+export type AuthorizationOutcome = { kind: "transferred"; transaction: Hex | null } | { kind: "unused" } | { kind: "void" };
+
+/** How far back to look for the AuthorizationUsed log of a payment retried after an unknown outcome. */
+const LOG_LOOKBACK_BLOCKS = 10_000n;
+const authorizationCanceledEvent = parseAbiItem("event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)");
+
+/**
+ * Reads the outcome of an authorization: unused (it can still be settled), transferred (by
+ * whichever transaction; it can only ever pay the authorized amount to the authorized
+ * recipient) or void (cancelled by the payer). Throws when the authorization is used but
+ * neither event can be found yet (a node may expose the new state a moment before the
+ * block's logs): the outcome is then still unknown, never "not paid".
+ */
+export async function authorizationOutcome(client: PublicClient, payload: PaymentPayload, req: PaymentRequirements, attempts = 4): Promise<AuthorizationOutcome> {
+  const a = eip3009Of(payload).authorization;
+  const asset = getAddress(req.asset);
+  const authorizer = getAddress(a.from);
+  const used = (await client.readContract({ address: asset, abi: eip3009ABI, functionName: "authorizationState", args: [authorizer, a.nonce] })) as boolean;
+  if (!used) return { kind: "unused" };
+  for (let i = 0; i < attempts; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 250 * i));
+    const latest = await client.getBlockNumber();
+    const range = { address: asset, args: { authorizer, nonce: a.nonce }, fromBlock: latest > LOG_LOOKBACK_BLOCKS ? latest - LOG_LOOKBACK_BLOCKS : 0n, toBlock: "latest" as const };
+    const [usedLogs, canceledLogs] = await Promise.all([client.getLogs({ ...range, event: authorizationUsedEvent }), client.getLogs({ ...range, event: authorizationCanceledEvent })]);
+    const log = usedLogs[0];
+    if (log) return { kind: "transferred", transaction: log.transactionHash };
+    if (canceledLogs.length) return { kind: "void" };
+  }
+  throw new Error("the authorization is used on chain but its transaction was not found yet");
+}

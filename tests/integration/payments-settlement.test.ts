@@ -1,0 +1,182 @@
+/**
+ * What the payer gets when settlement does not go cleanly, on a real local chain reached
+ * through a JSON-RPC proxy that can lose the facilitator's transaction submission:
+ * - the submission hangs after the transfer was mined → 503 settlement_pending; the same
+ *   payment presented again is served (data or bundle) without paying twice;
+ * - the submission never reaches the chain → 503 settlement_pending; presented again, the
+ *   payment is settled normally, once;
+ * - the bookkeeping after a settled transfer fails (PostgreSQL; a constraint added by the
+ *   test makes the receipt insert fail) → the payer, who has paid, still gets the data.
+ */
+import http from "node:http";
+import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { startChain, type Chain } from "../helpers/chain";
+import { startFixture, type Fixture } from "../helpers/fixture";
+import { decodeB64Json, requirementFrom, signAuthorization, v2Header, type Requirement } from "../helpers/payments";
+import { hasPostgres, POSTGRES_URL } from "../helpers/services";
+
+type Fault = "none" | "hang-after-send" | "drop-send";
+
+/** A loopback JSON-RPC proxy to the chain; `fault` applies to the next eth_sendRawTransaction only. */
+async function rpcProxy(target: string) {
+  const state = { fault: "none" as Fault, sends: 0 };
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString("utf8");
+    const isSend = /"eth_sendRawTransaction"/.test(body);
+    const fault = isSend ? state.fault : "none";
+    if (isSend) {
+      state.sends++;
+      state.fault = "none";
+    }
+    if (fault === "drop-send") return; // never forwarded, never answered
+    const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const text = await upstream.text();
+    if (fault === "hang-after-send") return; // forwarded (and mined), answer lost
+    res.writeHead(upstream.status, { "content-type": "application/json" }).end(text);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    state,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}
+
+const ADMIN = `admin-${randomBytes(12).toString("hex")}`;
+const usePg = await hasPostgres();
+if (!usePg && process.env.REQUIRE_SERVICES === "1") throw new Error("PostgreSQL is required (REQUIRE_SERVICES=1) but not reachable");
+
+let chain: Chain;
+let proxy: Awaited<ReturnType<typeof rpcProxy>>;
+beforeAll(async () => {
+  chain = await startChain();
+  proxy = await rpcProxy(chain.rpcUrl);
+}, 120_000);
+afterAll(async () => {
+  await proxy?.close();
+  await chain?.stop();
+});
+
+const MODES = [{ name: "embedded", pgSchema: null as string | null }, ...(usePg ? [{ name: "PostgreSQL", pgSchema: `settle_${randomBytes(6).toString("hex")}` }] : [])];
+
+for (const [i, mode] of MODES.entries()) {
+  describe(`settlement outcomes — ${mode.name}`, () => {
+    let fx: Fixture;
+    const payer = () => chain.accounts[1 + i * 2]!;
+    const payTo = () => chain.accounts[2 + i * 2]!;
+    const requirement = async (path: string): Promise<Requirement> => requirementFrom(await fx.get(path)).accepts[0]!;
+    const pay = async (path: string) => {
+      const req = await requirement(path);
+      return v2Header(req, await signAuthorization(payer(), { to: req.payTo as `0x${string}`, value: BigInt(req.amount) }));
+    };
+    const debug = async () => (await fx.json("/v1/bundles/debug", { headers: { Authorization: `Bearer ${ADMIN}` } })).body;
+
+    beforeAll(async () => {
+      await chain.mintUsdc(payer().address, 10_000_000n);
+      fx = await startFixture({
+        env: {
+          PAY_TO_ADDRESS: payTo().address,
+          FACILITATOR_PRIVATE_KEY: chain.privateKey(0),
+          SETTLEMENT_RPC_URL: proxy.url,
+          PAYMENT_TIMEOUT_MS: "1500",
+          ADMIN_TOKEN: ADMIN,
+          ...(mode.pgSchema ? { DATABASE_URL: `${POSTGRES_URL}?schema=${mode.pgSchema}` } : {}),
+        },
+      });
+    }, 180_000);
+    afterAll(async () => fx?.close());
+
+    it("a submission lost after the transfer was mined: 503 settlement_pending, then the same payment is served once", async () => {
+      const header = await pay("/v1/fng");
+      const before = await chain.usdcBalance(payer().address);
+      proxy.state.fault = "hang-after-send";
+      const first = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(first.status).toBe(503);
+      expect(first.headers.get("retry-after")).toBe("5");
+      const err = (await first.json()).error;
+      expect(err.code).toBe("settlement_pending");
+      expect(err.message).toContain(err.payment_id);
+      expect(err.message).not.toMatch(/nothing was charged/i);
+      // The transfer did happen on chain, exactly once.
+      const price = before - (await chain.usdcBalance(payer().address));
+      expect(price).toBe(10_000n);
+
+      const again = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(again.status).toBe(200);
+      expect((await again.json()).index).toBeTypeOf("number");
+      const receipt = decodeB64Json<{ success: boolean; transaction: `0x${string}` }>(again.headers.get("payment-response"));
+      expect(receipt.success).toBe(true);
+      expect((await chain.publicClient.getTransactionReceipt({ hash: receipt.transaction })).status).toBe("success");
+      expect(again.headers.get("x-receipt-id")).toMatch(/^[0-9a-f-]{36}$/);
+      expect(await chain.usdcBalance(payer().address)).toBe(before - 10_000n); // not charged twice
+
+      const third = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(third.status).toBe(402);
+      expect((await third.json()).code).toBe("payment_replayed");
+    });
+
+    it("a submission that never reached the chain: 503, nothing moved; presented again it settles once", async () => {
+      const header = await pay("/v1/fng");
+      const before = await chain.usdcBalance(payer().address);
+      const sends = proxy.state.sends;
+      proxy.state.fault = "drop-send";
+      const first = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(first.status).toBe(503);
+      expect((await first.json()).error.code).toBe("settlement_pending");
+      expect(await chain.usdcBalance(payer().address)).toBe(before);
+
+      const again = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(again.status).toBe(200);
+      expect(proxy.state.sends).toBe(sends + 2);
+      expect(await chain.usdcBalance(payer().address)).toBe(before - 10_000n);
+    });
+
+    it("a bundle whose settlement outcome was lost is sold on the retry, exactly once", async () => {
+      const header = await pay("/v1/bundle");
+      const bundlesBefore = (await debug()).bundles.count as number;
+      const before = await chain.usdcBalance(payer().address);
+      proxy.state.fault = "hang-after-send";
+      const first = await fx.get("/v1/bundle", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(first.status).toBe(503);
+      const firstText = await first.text();
+      expect(firstText).not.toContain("echo_bt_"); // the token is not shown
+      expect((await debug()).bundles.count).toBe(bundlesBefore); // minted, then revoked: not delivered
+
+      const again = await fx.get("/v1/bundle", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(again.status, `${await again.clone().text()}\n${fx.svc.logs().slice(-4000)}`).toBe(200);
+      const token = (await again.json()).bundle_token as string;
+      expect((await debug()).bundles.count).toBe(bundlesBefore + 1);
+      expect(await chain.usdcBalance(payer().address)).toBe(before - 50_000n);
+      const use = await fx.get("/v1/fng", { headers: { "X-Bundle-Token": token } });
+      expect(use.status).toBe(200);
+    });
+
+    it.runIf(mode.pgSchema)("a settled payment whose bookkeeping fails still delivers the data", async () => {
+      const db = new pg.Client({ connectionString: POSTGRES_URL });
+      await db.connect();
+      try {
+        await db.query(`ALTER TABLE "${mode.pgSchema}".access_log ADD CONSTRAINT test_refuse_fng CHECK (product <> 'fng') NOT VALID`);
+        const header = await pay("/v1/fng");
+        const before = await chain.usdcBalance(payer().address);
+        const res = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+        expect(res.status).toBe(200);
+        expect((await res.json()).index).toBeTypeOf("number");
+        expect(decodeB64Json<{ success: boolean }>(res.headers.get("payment-response")).success).toBe(true);
+        expect(res.headers.get("x-receipt-id")).toBeNull(); // no receipt row could be written
+        expect(await chain.usdcBalance(payer().address)).toBe(before - 10_000n);
+        // The authorization can still never be used again.
+        const replay = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+        expect(replay.status).toBe(402);
+        expect((await replay.json()).code).toBe("payment_replayed");
+      } finally {
+        await db.query(`ALTER TABLE "${mode.pgSchema}".access_log DROP CONSTRAINT IF EXISTS test_refuse_fng`).catch(() => undefined);
+        await db.end();
+      }
+    });
+  });
+}
