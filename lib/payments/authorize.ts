@@ -14,7 +14,9 @@ import { settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x40
 import { holdPayment } from "@/lib/payments/x402/hold";
 import { receiptHeaders } from "@/lib/payments/x402/receipt";
 import { XLM_SCHEME, stellarNetworkId } from "@/lib/payments/xlm/quote";
-import { submitXlmPayment, verifyXlmPayment } from "@/lib/payments/xlm/verify";
+import { verifyXlmPayment } from "@/lib/payments/xlm/verify";
+import { settleXlmPayment } from "@/lib/payments/xlm/settle";
+import { log } from "@/lib/log";
 
 export type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
 
@@ -55,10 +57,12 @@ export async function authorizePayment(input: PaymentInput): Promise<AuthorizedP
 async function authorizeXlm(payload: Record<string, unknown>, input: PaymentInput): Promise<AuthorizedPayment> {
   const v = await verifyXlmPayment(payload, input.product, input.surface);
   const network = stellarNetworkId(env().STELLAR_NETWORK_PASSPHRASE);
+  // Locked by the INNER transaction's hash: re-wrapping the same signed payment in a new
+  // fee bump changes the envelope's hash but not this one, so it is refused as a replay.
   const lock: PaymentLock = await lockPayment({
     scheme: XLM_SCHEME,
     network,
-    reference: v.txHash,
+    reference: v.innerHash,
     payer: v.payer,
     amountAtomic: v.stroops,
     asset: "native",
@@ -72,14 +76,26 @@ async function authorizeXlm(payload: Record<string, unknown>, input: PaymentInpu
     payer: v.payer,
     release: () => unlockPayment(lock),
     settle: async () => {
+      let s: Awaited<ReturnType<typeof settleXlmPayment>>;
       try {
-        const r = await submitXlmPayment(v);
-        await markSettled(lock, r.hash, v.payer);
-        return { txHash: r.hash, headers: receiptHeaders({ transaction: r.hash, network, payer: v.payer }) };
+        s = await settleXlmPayment(v, lock.id);
       } catch (err) {
-        await markFailed(lock, (err as Error).message);
-        throw err;
+        // Not a Horizon answer (those are all classified): the submission may or may not
+        // have gone out, so the outcome is unknown, never "nothing was charged".
+        s = { outcome: "unknown", message: `The outcome of the XLM payment is unknown (${(err as Error).message}). The data was not delivered. If the payment appears on the ledger, quote payment id ${lock.id}.` };
       }
+      if (s.outcome !== "paid") {
+        // The row stays (as failed): the same transaction is never accepted again.
+        await markFailed(lock, s.message);
+        if (s.outcome === "unknown") log.error("xlm.settle_outcome_unknown", { id: lock.id, tx: v.innerHash, message: s.message });
+        throw new ApiError("settlement_failed", s.message);
+      }
+      // The XLM has moved: a bookkeeping failure from here on must not turn into a
+      // refusal (the payer would have paid for nothing), so it is logged, not thrown.
+      await markSettled(lock, s.hash, v.payer).catch((err: unknown) =>
+        log.error("xlm.mark_settled_failed", { id: lock.id, tx: s.hash, message: (err as Error).message }),
+      );
+      return { txHash: s.hash, headers: receiptHeaders({ transaction: s.hash, network, payer: v.payer }) };
     },
   };
 }
