@@ -9,7 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Account, Asset, FeeBumpTransaction, Keypair, Memo, Networks, Operation, TransactionBuilder, type Transaction } from "@stellar/stellar-sdk";
+import { Account, Asset, FeeBumpTransaction, Keypair, Memo, MuxedAccount, Networks, Operation, TransactionBuilder, type Transaction } from "@stellar/stellar-sdk";
 import { startFixture, type Fixture } from "../helpers/fixture";
 import { hasPostgres, hasRedis, POSTGRES_URL, REDIS_URL } from "../helpers/services";
 import { stellarLedger } from "@/lib/upstream-sim/providers/horizon-submit";
@@ -61,12 +61,15 @@ interface SignOpts {
   minTime?: number;
   maxTime?: number;
   sequence?: string;
+  /** Send from a muxed (M…) address of the payer. */
+  muxed?: boolean;
   sign?: boolean;
 }
 
 function signTx(o: XlmOffer, opts: SignOpts = {}): Transaction {
   const payer = opts.payer ?? Keypair.fromSecret(PAYER_SECRET);
-  const account = new Account(payer.publicKey(), opts.sequence ?? String(seq++));
+  const plain = new Account(payer.publicKey(), opts.sequence ?? String(seq++));
+  const account = opts.muxed ? new MuxedAccount(plain, "7") : plain;
   const tx = new TransactionBuilder(account, {
     fee: "100",
     networkPassphrase: opts.passphrase ?? o.network_passphrase,
@@ -170,6 +173,7 @@ for (const mode of MODES) {
         ["time bounds outlive the quote", header(o, signPayment(o, { maxTime: Math.floor(Date.parse(o.expires_at) / 1000) + 3600 })), /outlive/],
         ["time bounds start in the future (minTime)", header(o, signPayment(o, { minTime: nowSeconds() + 120 })), /not valid yet \(minTime in the future\)/],
         ["time bounds already passed", header(o, signPayment(o, { maxTime: nowSeconds() - 1 })), /time bounds have passed/],
+        ["muxed paying account", header(o, signPayment(o, { muxed: true })), /plain Stellar account/],
         ["quote for another product", header(other, signPayment(other), other.quote), /another product/],
         ["forged quote", header(o, signPayment(o), o.quote.replace(/.$/, (c) => (c === "A" ? "B" : "A"))), /not issued by this service/],
       ];
