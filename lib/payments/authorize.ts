@@ -8,7 +8,7 @@ import type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
 import { authorizeSvmPayment, isSvmNetwork } from "@/lib/payments/svm";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
-import { lockPayment, markFailed, recordSettlement, releaseLock, type PaymentLock } from "@/lib/payments/ledger";
+import { lockPayment, markFailed, markUnknown, recordSettlement, releaseLock, type PaymentLock } from "@/lib/payments/ledger";
 import { buildRequirements, checkExactEvm, decodePayment, toFacilitatorPayload } from "@/lib/payments/x402/codec";
 import { evmAuthorizationOutcome, settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
 import { holdPayment } from "@/lib/payments/x402/hold";
@@ -16,7 +16,8 @@ import { evmRefusal, evmSettleRefusal } from "@/lib/payments/x402/evm-reasons";
 import { receiptHeaders } from "@/lib/payments/x402/receipt";
 import { log } from "@/lib/log";
 import { XLM_SCHEME, stellarNetworkId } from "@/lib/payments/xlm/quote";
-import { submitXlmPayment, verifyXlmPayment } from "@/lib/payments/xlm/verify";
+import { verifyXlmPayment } from "@/lib/payments/xlm/verify";
+import { settleXlmPayment } from "@/lib/payments/xlm/settle";
 
 export type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
 
@@ -60,10 +61,12 @@ export async function authorizePayment(input: PaymentInput): Promise<AuthorizedP
 async function authorizeXlm(payload: Record<string, unknown>, input: PaymentInput): Promise<AuthorizedPayment> {
   const v = await verifyXlmPayment(payload, input.product, input.surface);
   const network = stellarNetworkId(env().STELLAR_NETWORK_PASSPHRASE);
+  // Locked by the INNER transaction's hash: re-wrapping the same signed payment in a new
+  // fee bump changes the envelope's hash but not this one, so it is refused as a replay.
   const lock: PaymentLock = await lockPayment({
     scheme: XLM_SCHEME,
     network,
-    reference: v.txHash,
+    reference: v.innerHash,
     payer: v.payer,
     amountAtomic: v.stroops,
     asset: "native",
@@ -77,21 +80,38 @@ async function authorizeXlm(payload: Record<string, unknown>, input: PaymentInpu
     payer: v.payer,
     release: () => releaseLock(lock),
     settle: async (receipt) => {
-      let hash: string;
+      let s: Awaited<ReturnType<typeof settleXlmPayment>>;
       try {
-        hash = (await submitXlmPayment(v)).hash;
+        s = await settleXlmPayment(v);
       } catch (err) {
-        await markFailed(lock, (err as Error).message);
-        throw err;
+        // Not a Horizon answer (those are all classified): the submission may or may not
+        // have gone out, so the outcome is unknown, never "nothing was charged".
+        s = { outcome: "unknown", message: `The outcome of the XLM payment is unknown (${(err as Error).message}).` };
       }
+      if (s.outcome === "unknown") {
+        // Kept as "unknown": the same payment presented again takes the row over and is
+        // submitted again; Horizon then says whether it was applied (see settle.ts).
+        await markUnknown(lock, s.message, null);
+        log.error("xlm.settle_outcome_unknown", { id: lock.id, tx: v.innerHash, message: s.message });
+        throw new ApiError("settlement_pending", `${s.message} The data was not delivered. Send the same request with the same payment again in a few seconds: you will get the result if the payment was applied, or a definite answer if it was not. Payment id ${lock.id}.`, {
+          headers: { "Retry-After": "5" },
+          extra: { retry_after: 5, payment_id: lock.id },
+        });
+      }
+      if (s.outcome !== "paid") {
+        // The row stays (as failed): the same transaction is never accepted again.
+        await markFailed(lock, s.message);
+        throw new ApiError("settlement_failed", s.message);
+      }
+      // The XLM has moved: a bookkeeping failure from here on must not turn into a
+      // refusal (the payer would have paid for nothing), so it is logged, not thrown.
       let receiptId: string | null = null;
       try {
-        receiptId = await recordSettlement(lock, hash, v.payer, { ...receipt, credentialKind: "xlm" });
+        receiptId = await recordSettlement(lock, s.hash, v.payer, { ...receipt, credentialKind: "xlm" });
       } catch (err) {
-        // Submitted: the payer has paid and gets the result; the evidence goes to the log.
-        log.error("payment.record_failed", { paymentId: lock.id, network, transaction: hash, message: (err as Error).message });
+        log.error("payment.record_failed", { paymentId: lock.id, network, transaction: s.hash, message: (err as Error).message });
       }
-      return { txHash: hash, receiptId, headers: { ...receiptHeaders({ transaction: hash, network, payer: v.payer }), ...(receiptId ? { "X-Receipt-Id": receiptId } : {}) } };
+      return { txHash: s.hash, receiptId, headers: { ...receiptHeaders({ transaction: s.hash, network, payer: v.payer }), ...(receiptId ? { "X-Receipt-Id": receiptId } : {}) } };
     },
   };
 }

@@ -5,7 +5,9 @@
  * real HTTP, parsing and caching code runs.
  *
  * It also counts requests per resource (for the fan-in benchmark and tests) and can
- * inject faults per provider: HTTP errors, malformed bodies, non-JSON, delays, hangs.
+ * inject faults per provider: HTTP errors, malformed bodies, non-JSON, delays, hangs,
+ * and lost answers (the request takes effect, then the answer is an error or never
+ * comes: what a client sees when a gateway times out after the upstream acted).
  * Control is in-process (the returned object) or over HTTP under `/__sim/`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -37,12 +39,24 @@ export interface SimProvider {
   handle(req: SimRequest, world: World): SimResponse | null | Promise<SimResponse | null>;
 }
 
-export type Fault =
-  | { mode: "error"; status?: number; pathPrefix?: string }
-  | { mode: "malformed"; pathPrefix?: string }
-  | { mode: "not_json"; pathPrefix?: string }
-  | { mode: "hang"; pathPrefix?: string }
-  | { mode: "delay"; ms: number; pathPrefix?: string };
+/** Where a fault applies: paths starting with `pathPrefix`, requests with `method` (any when unset). */
+interface FaultScope {
+  pathPrefix?: string;
+  method?: string;
+}
+
+export type Fault = FaultScope &
+  (
+    | { mode: "error"; status?: number }
+    | { mode: "malformed" }
+    | { mode: "not_json" }
+    | { mode: "hang" }
+    | { mode: "delay"; ms: number }
+    /** The request is handled (e.g. a transaction is applied), then answered with an error. */
+    | { mode: "error_after_apply"; status?: number }
+    /** The request is handled, then the answer never comes. */
+    | { mode: "hang_after_apply" }
+  );
 
 export interface Simulator {
   url: string;
@@ -132,21 +146,24 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       totals.set(provider.name, (totals.get(provider.name) ?? 0) + 1);
 
       const fault = faults.get(provider.name);
-      const applies = fault && (!fault.pathPrefix || path.startsWith(fault.pathPrefix));
+      const applies =
+        fault && (!fault.pathPrefix || path.startsWith(fault.pathPrefix)) && (!fault.method || fault.method.toUpperCase() === (req.method ?? "GET"));
+      const hang = () => {
+        hanging.add(res);
+        res.on("close", () => hanging.delete(res));
+      };
       if (fault && applies) {
         if (fault.mode === "error") return send(res, fault.status ?? 500, { error: "simulated upstream failure" });
         if (fault.mode === "not_json") return send(res, 200, "<html>simulated outage page</html>");
         if (fault.mode === "malformed") return send(res, 200, { unexpected: "simulated malformed response", data: [null] });
-        if (fault.mode === "hang") {
-          hanging.add(res);
-          res.on("close", () => hanging.delete(res));
-          return;
-        }
+        if (fault.mode === "hang") return hang();
         if (fault.mode === "delay") await new Promise((r) => setTimeout(r, fault.ms));
       }
       try {
         const out = await provider.handle({ method: req.method ?? "GET", path, query: url.searchParams, body, now: Date.now() }, world);
         if (!out) return send(res, 404, { error: `no simulated route ${path}` });
+        if (fault && applies && fault.mode === "error_after_apply") return send(res, fault.status ?? 504, { error: "simulated gateway timeout after the request took effect" });
+        if (fault && applies && fault.mode === "hang_after_apply") return hang();
         send(res, out.status ?? 200, out.body, out.headers);
       } catch (err) {
         send(res, 500, { error: `simulator error: ${(err as Error).message}` });

@@ -5,7 +5,8 @@
  * 1. A paid call without credentials answers with the payment requirement; when
  *    STELLAR_PAY_TO_ADDRESS is set it carries `xlm`: destination, the exact XLM amount
  *    (the USD price converted at the current XLM/USD rate, rounded up to the stroop), a
- *    `quote` token and `memo` = SHA-256(quote) as a MEMO_HASH, valid for 10 minutes.
+ *    `quote` token and `memo` = SHA-256(quote) as a MEMO_HASH, valid for
+ *    XLM_QUOTE_TTL_SECONDS (10 minutes by default).
  *    The quote is HMAC-signed by the service and names product, surface (HTTP or MCP
  *    price), amount, destination and expiry, so the memo binds the payment to exactly
  *    this request and cannot be re-used for another product or price.
@@ -16,8 +17,10 @@
  *    payload: {quote, envelope_xdr}}).
  * 4. The service verifies everything offline with @stellar/stellar-sdk (HMAC, expiry,
  *    network passphrase, source signature, destination, asset, amount, memo, time
- *    bounds; fee bumps are unwrapped), locks the transaction hash (a hash seen before is
- *    refused), runs the handler and only on success submits the envelope to Horizon.
+ *    bounds; fee bumps are unwrapped), locks the inner transaction's hash (a payment seen
+ *    before is refused, however it is wrapped), runs the handler and only on success
+ *    submits the envelope to Horizon (lib/payments/xlm/settle.ts: an unanswered
+ *    submission is looked up by hash before anything is said about the charge).
  */
 import { createHmac, createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
@@ -29,7 +32,6 @@ import { simplePrice } from "@/lib/market/sources/coingecko";
 import { ApiError } from "@/lib/errors";
 
 export const XLM_SCHEME = "xlm-memo";
-export const QUOTE_TTL_SECONDS = 600;
 
 export interface XlmOffer {
   scheme: typeof XLM_SCHEME;
@@ -103,7 +105,7 @@ export async function xlmOffer(product: AnyProduct, surface: Surface, priceUsd: 
     s: surface,
     a: stroops.toString(),
     d: cfg.STELLAR_PAY_TO_ADDRESS,
-    e: Math.floor(Date.now() / 1000) + QUOTE_TTL_SECONDS,
+    e: Math.floor(Date.now() / 1000) + cfg.XLM_QUOTE_TTL_SECONDS,
     n: randomBytes(8).toString("hex"),
   };
   const body = Buffer.from(JSON.stringify(quote)).toString("base64url");

@@ -1,6 +1,6 @@
 /**
- * Offline verification of a signed native-XLM payment envelope, and its submission to
- * Horizon after the paid call succeeded. See lib/payments/xlm/quote.ts for the flow.
+ * Offline verification of a signed native-XLM payment envelope. See
+ * lib/payments/xlm/quote.ts for the flow and lib/payments/xlm/settle.ts for submission.
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
@@ -14,7 +14,16 @@ import { openQuote, stroopsToXlm, type Quote } from "@/lib/payments/xlm/quote";
 export const XlmPayload = z.object({ quote: z.string().min(10).max(2000), envelope_xdr: z.string().min(10).max(20_000) });
 
 export interface VerifiedXlm {
+  /** Hash of the envelope as sent (a fee bump's own hash): what Horizon answers with. */
   txHash: string;
+  /**
+   * Hash of the signed payment itself (a fee bump's inner transaction). It is the replay
+   * key: anyone can wrap the same signed payment in any number of new fee bumps, each
+   * with a new outer hash, but the network applies the inner transaction at most once.
+   */
+  innerHash: string;
+  /** The transaction's maxTime (Unix seconds): after a ledger closes past it, it can never be applied. */
+  maxTime: number;
   payer: string;
   stroops: bigint;
   destination: string;
@@ -24,6 +33,15 @@ export interface VerifiedXlm {
 
 function bad(message: string): never {
   throw new ApiError("payment_invalid", message);
+}
+
+/** The key of a plain G… account; a muxed (M…) account is refused clearly, not with a 500. */
+function accountKey(address: string, role: string): Keypair {
+  try {
+    return Keypair.fromPublicKey(address);
+  } catch {
+    return bad(`The ${role} must be a plain Stellar account (G…), not ${address.slice(0, 1)}….`);
+  }
 }
 
 /** Verifies the envelope against the quote; no network access. */
@@ -66,12 +84,12 @@ export async function verifyXlmPayment(payload: unknown, product: AnyProduct, su
   if (min > nowSeconds + 5) bad("The transaction is not valid yet (minTime in the future).");
 
   // The paying account's master key must have signed the transaction for this network.
-  const signer = Keypair.fromPublicKey(payer);
+  const signer = accountKey(payer, "paying account");
   const hash = tx.hash();
   const signed = tx.signatures.some((s) => s.hint().equals(signer.signatureHint()) && signer.verify(hash, s.signature()));
   if (!signed) bad("The transaction is not signed by the paying account for this network.");
   if (outer instanceof FeeBumpTransaction) {
-    const feeSource = Keypair.fromPublicKey(outer.feeSource);
+    const feeSource = accountKey(outer.feeSource, "fee-bump fee source");
     const outerHash = outer.hash();
     if (!outer.signatures.some((s) => s.hint().equals(feeSource.signatureHint()) && feeSource.verify(outerHash, s.signature()))) {
       bad("The fee-bump envelope is not signed by its fee source.");
@@ -79,40 +97,12 @@ export async function verifyXlmPayment(payload: unknown, product: AnyProduct, su
   }
   return {
     txHash: outer.hash().toString("hex"),
+    innerHash: hash.toString("hex"),
+    maxTime: max,
     payer,
     stroops,
     destination: quote.d,
     envelopeXdr: p.data.envelope_xdr,
     quote,
   };
-}
-
-const SubmitOk = z.object({ hash: z.string(), successful: z.boolean().optional(), ledger: z.number().optional() }).passthrough();
-const SubmitErr = z
-  .object({ extras: z.object({ result_codes: z.object({ transaction: z.string().optional(), operations: z.array(z.string()).optional() }).optional() }).optional() })
-  .passthrough();
-
-/** Submits the envelope to Horizon; returns the transaction hash, or throws. */
-export async function submitXlmPayment(v: VerifiedXlm): Promise<{ hash: string; ledger: number | null }> {
-  const cfg = env();
-  const base = (cfg.STELLAR_HORIZON_SUBMIT_URL ?? cfg.HORIZON_BASE_URL).replace(/\/+$/, "");
-  let res: Response;
-  try {
-    res = await fetch(`${base}/transactions`, {
-      method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
-      body: new URLSearchParams({ tx: v.envelopeXdr }).toString(),
-      signal: AbortSignal.timeout(cfg.PAYMENT_TIMEOUT_MS),
-    });
-  } catch (err) {
-    throw new ApiError("settlement_failed", `Horizon did not answer the submission: ${(err as Error).message}`);
-  }
-  const body: unknown = await res.json().catch(() => null);
-  if (res.ok) {
-    const ok = SubmitOk.safeParse(body);
-    if (ok.success && ok.data.successful !== false) return { hash: ok.data.hash, ledger: ok.data.ledger ?? null };
-  }
-  const codes = SubmitErr.safeParse(body);
-  const rc = codes.success ? codes.data.extras?.result_codes : undefined;
-  throw new ApiError("settlement_failed", `Horizon refused the XLM payment (${rc?.transaction ?? `HTTP ${res.status}`}${rc?.operations ? `: ${rc.operations.join(",")}` : ""}); nothing was charged.`);
 }

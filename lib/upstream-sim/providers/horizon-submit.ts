@@ -4,10 +4,17 @@
  * the sequence number (each account's sequence must grow, so a resubmitted transaction
  * fails with tx_bad_seq like on the real network) and the time bounds, then records the
  * payment operations so tests can read what was settled.
+ *
+ * `GET /transactions/{hash}` answers for an applied transaction like Horizon: a fee bump
+ * is found by its own hash and by its inner transaction's hash (`hash` is the one asked
+ * for; `fee_bump_transaction` and `inner_transaction` carry both), anything else is 404.
+ * With the simulator's `error_after_apply` / `hang_after_apply` faults on the POST, a
+ * client can find out this way that a submission whose answer it lost was applied.
  */
 import { FeeBumpTransaction, Keypair, Networks, TransactionBuilder, type Transaction } from "@stellar/stellar-sdk";
 import type { World } from "@/lib/upstream-sim/world";
 import type { SimRequest, SimResponse } from "@/lib/upstream-sim/server";
+import { closeTime, horizonTime, sequenceAt } from "@/lib/upstream-sim/providers/horizon-chain";
 
 export interface SimStellarPayment {
   hash: string;
@@ -18,10 +25,22 @@ export interface SimStellarPayment {
   memo: string | null;
 }
 
+interface AppliedTx {
+  hash: string;
+  innerHash: string | null;
+  ledger: number;
+  createdAt: number;
+  source: string;
+  feeSource: string | null;
+  envelopeXdr: string;
+  memo: string | null;
+}
+
 interface Ledger {
   sequences: Map<string, bigint>;
   payments: SimStellarPayment[];
-  ledger: number;
+  /** Applied transactions by outer hash and (for fee bumps) inner hash. */
+  transactions: Map<string, AppliedTx>;
 }
 
 const ledgers = new WeakMap<World, Ledger>();
@@ -30,7 +49,7 @@ const ledgers = new WeakMap<World, Ledger>();
 export function stellarLedger(world: World): Ledger {
   let l = ledgers.get(world);
   if (!l) {
-    l = { sequences: new Map(), payments: [], ledger: 56_000_000 };
+    l = { sequences: new Map(), payments: [], transactions: new Map() };
     ledgers.set(world, l);
   }
   return l;
@@ -71,8 +90,10 @@ export function submitRoute(req: SimRequest, world: World): SimResponse {
   const last = l.sequences.get(tx.source) ?? 0n;
   if (seq <= last) return failure("tx_bad_seq");
   l.sequences.set(tx.source, seq);
-  l.ledger += 1;
+  // Applied in the ledger that closes next.
+  const ledger = sequenceAt(world, req.now) + 1;
   const hash = outer.hash().toString("hex");
+  const memo = tx.memo.type === "hash" ? (tx.memo.value as Buffer).toString("hex") : tx.memo.value ? String(tx.memo.value) : null;
   for (const op of tx.operations) {
     if (op.type === "payment") {
       l.payments.push({
@@ -81,9 +102,60 @@ export function submitRoute(req: SimRequest, world: World): SimResponse {
         to: op.destination,
         amount: op.amount,
         asset: op.asset.isNative() ? "native" : `${op.asset.getCode()}:${op.asset.getIssuer()}`,
-        memo: tx.memo.type === "hash" ? (tx.memo.value as Buffer).toString("hex") : tx.memo.value ? String(tx.memo.value) : null,
+        memo,
       });
     }
   }
-  return { body: { hash, ledger: l.ledger, successful: true, envelope_xdr: xdr, result_xdr: "AAAAAAAAAGQAAAAAAAAAAQAAAAAAAAABAAAAAAAAAAA=" } };
+  const applied: AppliedTx = {
+    hash,
+    innerHash: outer instanceof FeeBumpTransaction ? tx.hash().toString("hex") : null,
+    ledger,
+    createdAt: closeTime(world, ledger),
+    source: tx.source,
+    feeSource: outer instanceof FeeBumpTransaction ? outer.feeSource : null,
+    envelopeXdr: xdr,
+    memo,
+  };
+  l.transactions.set(hash, applied);
+  if (applied.innerHash) l.transactions.set(applied.innerHash, applied);
+  return { body: { ...transactionRecord(applied, hash), result_xdr: RESULT_XDR } };
+}
+
+const RESULT_XDR = "AAAAAAAAAGQAAAAAAAAAAQAAAAAAAAABAAAAAAAAAAA=";
+
+/** Horizon's transaction resource, as seen when asked for `asked` (outer or inner hash). */
+function transactionRecord(t: AppliedTx, asked: string): Record<string, unknown> {
+  return {
+    id: asked,
+    hash: asked,
+    successful: true,
+    ledger: t.ledger,
+    created_at: horizonTime(t.createdAt),
+    source_account: t.source,
+    fee_account: t.feeSource ?? t.source,
+    operation_count: 1,
+    envelope_xdr: t.envelopeXdr,
+    result_xdr: RESULT_XDR,
+    memo_type: t.memo ? "hash" : "none",
+    ...(t.memo ? { memo: Buffer.from(t.memo, "hex").toString("base64") } : {}),
+    ...(t.innerHash ? { fee_bump_transaction: { hash: t.hash }, inner_transaction: { hash: t.innerHash } } : {}),
+  };
+}
+
+/** `GET /transactions/{hash}`: an applied transaction, or Horizon's 404 problem. */
+export function transactionRoute(hash: string, world: World): SimResponse {
+  const t = /^[0-9a-f]{64}$/.test(hash) ? stellarLedger(world).transactions.get(hash) : undefined;
+  if (!t) {
+    return {
+      status: 404,
+      headers: { "Content-Type": "application/problem+json; charset=utf-8" },
+      body: {
+        type: "https://stellar.org/horizon-errors/not_found",
+        title: "Resource Missing",
+        status: 404,
+        detail: "The resource at the url requested was not found.  This usually occurs for one of two reasons:  The url requested is not valid, or no data in our database could be found with the parameters provided.",
+      },
+    };
+  }
+  return { body: transactionRecord(t, hash) };
 }

@@ -1,6 +1,7 @@
 /**
  * Simulated Stellar Horizon: `/order_book`, `/trades`, `/trade_aggregations`,
- * `/ledgers` and `/fee_stats` in the real wire format. The XLM/USDC book sits around
+ * `/ledgers` and `/fee_stats` in the real wire format, plus transaction submission and
+ * lookup (horizon-submit.ts). The XLM/USDC book sits around
  * the world's XLM price with an SDEX-typical spread (0.05-0.4 %) and keeps Horizon's
  * unit quirk: a bid's `amount` is USDC, an ask's `amount` is XLM. Everything is
  * deterministic per world and ledger, and a new ledger closes every ~5.5 s.
@@ -22,7 +23,7 @@ import {
   USDC_ISSUER,
 } from "@/lib/upstream-sim/providers/horizon-chain";
 import { tradeAggregationsRoute, tradesRoute } from "@/lib/upstream-sim/providers/horizon-trades";
-import { submitRoute } from "@/lib/upstream-sim/providers/horizon-submit";
+import { submitRoute, transactionRoute } from "@/lib/upstream-sim/providers/horizon-submit";
 
 /** Lumens in existence since inflation ended (constant on the real network). */
 export const TOTAL_COINS = "105443902087.3472865";
@@ -186,6 +187,8 @@ export const horizonSim: SimProvider = {
     if (p === "/ledgers") return ledgersRoute(req, world);
     if (p === "/fee_stats") return feeStatsRoute(req, world);
     if (p === "/transactions" && req.method === "POST") return submitRoute(req, world);
+    const tx = /^\/transactions\/([^/]+)$/.exec(p);
+    if (tx && req.method === "GET") return transactionRoute(tx[1]!, world);
     return null;
   },
 };
