@@ -3,11 +3,15 @@
  * (shared by every instance); without it, counters live in this process (the embedded
  * default runs a single instance). Both answer the same `LimitResult`.
  *
- * If Redis does not answer within 1 s the request is allowed (fail open) and the event
- * is logged: these limits protect free endpoints, and an outage of the limiter must not
- * take the service down.
+ * When Redis fails (not connected, an error, or no answer within 1 s) the request is
+ * counted by this process's in-process limiter instead, for every policy: the fallback
+ * costs nothing, so failing open would buy no availability while it would make free-key
+ * minting unlimited (the key table farmed) for as long as Redis is down. During an
+ * outage each instance counts on its own, so one client gets at most the limit per
+ * instance; the outage and the recovery are logged once each.
  */
 import { Ratelimit } from "@upstash/ratelimit";
+import type { Redis as IORedis } from "ioredis";
 import { env } from "@/lib/config/env";
 import { log } from "@/lib/log";
 import { policies, type Policy } from "@/lib/limits/policies";
@@ -46,15 +50,49 @@ class MemoryLimiter implements Limiter {
   }
 }
 
+// ioredis states in which a command cannot succeed soon: skip Redis instead of
+// waiting for the 1 s timeout on every request of an outage.
+const REDIS_DOWN = new Set(["reconnecting", "close", "end"]);
+
 class UpstashLimiter implements Limiter {
   private limiters = new Map<string, Ratelimit>();
-  constructor(private readonly redis: ReturnType<typeof upstashAdapter>) {}
+  private degraded = false;
+  constructor(
+    private readonly client: IORedis,
+    private readonly fallback: Limiter,
+  ) {}
+
   async limit(policy: Policy, key: string): Promise<LimitResult> {
+    if (REDIS_DOWN.has(this.client.status)) return this.fallBack(policy, key, `redis ${this.client.status}`);
+    let r: Awaited<ReturnType<Ratelimit["limit"]>>;
+    try {
+      r = await this.limiterFor(policy).limit(key);
+    } catch (err) {
+      return this.fallBack(policy, key, (err as Error).message);
+    }
+    // Upstash answers a timeout with success: true (fail open); count locally instead.
+    if (r.reason === "timeout") return this.fallBack(policy, key, "no answer within 1 s");
+    if (this.degraded) {
+      this.degraded = false;
+      log.notice("ratelimit.store_recovered", { policy: policy.name });
+    }
+    return { success: r.success, limit: r.limit, remaining: Math.max(0, r.remaining), reset: r.reset };
+  }
+
+  private fallBack(policy: Policy, key: string, reason: string): Promise<LimitResult> {
+    if (!this.degraded) {
+      this.degraded = true;
+      log.error("ratelimit.store_unavailable", { policy: policy.name, reason, fallback: "in-process counters" });
+    }
+    return this.fallback.limit(policy, key);
+  }
+
+  private limiterFor(policy: Policy): Ratelimit {
     let rl = this.limiters.get(policy.name);
     if (!rl) {
       rl = new Ratelimit({
         // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        redis: this.redis as any,
+        redis: upstashAdapter(this.client) as any,
         limiter: Ratelimit.fixedWindow(policy.limit, `${policy.windowSeconds} s`),
         prefix: `${env().REDIS_KEY_PREFIX}:rl:${policy.name}`,
         analytics: false,
@@ -62,9 +100,7 @@ class UpstashLimiter implements Limiter {
       });
       this.limiters.set(policy.name, rl);
     }
-    const r = await rl.limit(key);
-    if (r.reason === "timeout") log.warn("ratelimit.redis_timeout", { policy: policy.name });
-    return { success: r.success, limit: r.limit, remaining: Math.max(0, r.remaining), reset: r.reset };
+    return rl;
   }
 }
 
@@ -78,8 +114,15 @@ function limiter(): Promise<Limiter> {
     if (!url) return new MemoryLimiter();
     const { Redis } = await import("ioredis");
     const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 1000, enableOfflineQueue: true, lazyConnect: false });
-    redis.on("error", (err) => log.warn("redis.error", { message: err.message }));
-    return new UpstashLimiter(upstashAdapter(redis));
+    // ioredis reports every failed reconnection (every 2 s during an outage): log the
+    // first of each outage only.
+    let reported = false;
+    redis.on("error", (err) => {
+      if (!reported) log.warn("redis.error", { message: err.message });
+      reported = true;
+    });
+    redis.on("ready", () => (reported = false));
+    return new UpstashLimiter(redis, new MemoryLimiter());
   })();
   return g[KEY];
 }

@@ -5,7 +5,8 @@
  * address, and `next start` fills X-Forwarded-For only when the client did not send
  * one, so a per-IP limit built on it could be bypassed by any caller. Here the socket
  * address (or, with TRUST_PROXY_HOPS > 0, the address our own proxies saw) is written
- * into a header that incoming requests cannot set.
+ * into a header stamped with a key only this process knows (lib/http/client-ip.ts), so
+ * a caller can neither set nor forge it.
  *
  * It also starts the offline upstream simulator in-process when
  * UPSTREAM_MODE=simulated, and applies database migrations before accepting traffic.
@@ -15,7 +16,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import next from "next";
 import { env, resetEnvForTests as rereadEnv } from "@/lib/config/env";
-import { CLIENT_IP_HEADER, deriveClientIp } from "@/lib/http/client-ip";
+import { clientIpStamper } from "@/lib/http/client-ip";
 import { log } from "@/lib/log";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -38,10 +39,10 @@ async function main(): Promise<void> {
   const app = next({ dev: false, dir: root, hostname: cfg.HOST, port: cfg.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const trustedHops = cfg.TRUST_PROXY_HOPS;
+  const stampClientIp = clientIpStamper(cfg.TRUST_PROXY_HOPS);
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    req.headers[CLIENT_IP_HEADER] = deriveClientIp(req.socket.remoteAddress, req.headers["x-forwarded-for"], trustedHops);
+    stampClientIp(req);
     handle(req, res).catch((err: unknown) => {
       log.error("server.unhandled", { message: (err as Error).message });
       if (!res.headersSent) {

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "@/lib/payments/x402/eip3009";
 import { createWalletClient, http, publicActions, type Address, type Hex } from "viem";
-import type { HDAccount } from "viem/accounts";
+import type { HDAccount, LocalAccount } from "viem/accounts";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { toClientEvmSigner } from "@x402/evm";
@@ -35,7 +35,7 @@ export interface AuthorizationInput {
   chainId?: number;
 }
 
-export async function signAuthorization(account: HDAccount, a: AuthorizationInput) {
+export async function signAuthorization(account: LocalAccount, a: AuthorizationInput) {
   const now = BigInt(Math.floor(Date.now() / 1000));
   const authorization = {
     from: account.address,
@@ -100,7 +100,7 @@ export function decodeB64Json<T = Record<string, unknown>>(v: string | null): T 
  * Pays one call explicitly: reads the 402's v2 requirement, signs an EIP-3009
  * authorization for exactly that amount and repeats the request with it.
  */
-export async function payAndFetch(url: string, account: HDAccount, init: RequestInit = {}): Promise<Response> {
+export async function payAndFetch(url: string, account: LocalAccount, init: RequestInit = {}): Promise<Response> {
   const first = await fetch(url, init);
   if (first.status !== 402) return first;
   const req = requirementFrom(first).accepts[0]!;

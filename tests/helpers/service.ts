@@ -1,6 +1,8 @@
 /**
  * Starts the real service (lib/server/main.ts, the same entry as `npm start`) as a
- * child process on a free port and waits for its ready line.
+ * child process on a free port and waits for its ready line. `entry: "next-start"` runs
+ * the same build under plain `next start` instead (what a platform deploy or someone
+ * skipping `npm start` gets: no custom server in front of the routes).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -23,6 +25,7 @@ export interface ServiceOptions {
   /** Keep the database in memory (default) or in a temp folder. */
   persistent?: boolean;
   timeoutMs?: number;
+  entry?: "server" | "next-start";
 }
 
 export async function startService(opts: ServiceOptions = {}): Promise<Service> {
@@ -37,7 +40,11 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
     LOG_LEVEL: opts.env?.LOG_LEVEL ?? "info",
   });
   if (!opts.env?.DATA_DIR) env.DATA_DIR = dataDir;
-  const child = spawn(process.execPath, ["--import", "tsx", join(root, "lib/server/main.ts")], {
+  const args =
+    opts.entry === "next-start"
+      ? [join(root, "node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", "0"]
+      : ["--import", "tsx", join(root, "lib/server/main.ts")];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -53,7 +60,10 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start in time:\n${out.slice(-4000)}`)), opts.timeoutMs ?? 60_000);
     const check = () => {
-      const m = out.match(/"event":"server\.ready","url":"([^"]+)"/);
+      const m =
+        opts.entry === "next-start"
+          ? out.includes("Ready in") && out.match(/- Local:\s+(http:\/\/\S+)/)
+          : out.match(/"event":"server\.ready","url":"([^"]+)"/);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);

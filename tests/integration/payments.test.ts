@@ -2,27 +2,45 @@
  * Payments and credentials end to end, in both storage modes (embedded PGlite with
  * in-process limits; PostgreSQL + Redis over real connections): x402 v2 and v1 clients
  * settling real EIP-3009 transfers on a local chain through the in-process facilitator,
- * refusals with nothing settled, replay and concurrency guarantees, bundles, free keys,
- * charging only for success, receipts and the admin-only ledger view.
+ * refusals with nothing settled (an underfunded payer included), replay and concurrency
+ * guarantees, bundles, free keys and their quota headers, charging only for success,
+ * receipts, the admin-only ledger view, and finally the database itself read with SQL:
+ * one audit row per charged call matching its receipt, keys and tokens stored only as
+ * hashes. Per-IP mint limits: tests/integration/client-limits.test.ts.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HDAccount } from "viem/accounts";
-import { startChain, BASE_USDC, type Chain } from "../helpers/chain";
+import { generatePrivateKey, privateKeyToAccount, type HDAccount } from "viem/accounts";
+import { productByPath } from "@/lib/catalog";
+import { usdToAtomic } from "@/lib/payments/price";
+import { startChain, BASE_USDC, usdcAbi, type Chain } from "../helpers/chain";
 import { startFixture, type Fixture } from "../helpers/fixture";
 import { decodeB64Json, requirementFrom, signAuthorization, v1Fetch, v1Header, v2Fetch, v2Header, type Requirement } from "../helpers/payments";
+import { openServiceDb } from "../helpers/service-db";
 import { hasPostgres, hasRedis, POSTGRES_URL, REDIS_URL } from "../helpers/services";
 
 const ADMIN = `admin-${randomBytes(12).toString("hex")}`;
-const PRICE_FNG = 10_000n; // /v1/fng: $0.01 on HTTP
-const PRICE_BUNDLE = 50_000n; // /v1/bundle: $0.05 on HTTP
+const FNG = productByPath("/v1/fng")!;
+const BUNDLE = productByPath("/v1/bundle")!;
+const REPORT = productByPath("/v1/sentiment-report")!;
+const PRICE_FNG = usdToAtomic(FNG.httpPrice);
+const PRICE_BUNDLE = usdToAtomic(BUNDLE.httpPrice);
+const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
+const secondsToUtcMidnight = () => {
+  const now = new Date();
+  return Math.ceil((Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000);
+};
 
 const pg = await hasPostgres();
 const redis = await hasRedis();
 if ((!pg || !redis) && process.env.REQUIRE_SERVICES === "1") throw new Error("PostgreSQL and Redis are required (REQUIRE_SERVICES=1) but not reachable");
 
 const MODES = [
-  { name: "embedded (PGlite, in-process limits)", accounts: { payer: 1, payTo: 2, rogue: 3, poor: 7 }, env: () => ({}) },
+  // A data folder rather than memory, so the final test can read the database once the service stopped.
+  { name: "embedded (PGlite, in-process limits)", accounts: { payer: 1, payTo: 2, rogue: 3, poor: 7 }, env: () => ({ DATA_DIR: mkdtempSync(join(tmpdir(), "echo-pay-")) }) },
   ...(pg && redis
     ? [
         {
@@ -48,6 +66,11 @@ for (const mode of MODES) {
     let rogue: HDAccount;
     let poor: HDAccount;
     let req402: Requirement;
+    let modeEnv: Record<string, string>;
+    /** Every key and token the service showed in this run: none may be stored or shown again. */
+    const shown: Array<{ kind: "api_key" | "bundle"; value: string }> = [];
+    /** Charged calls whose audit rows the final test reads from the database. */
+    const audit: Record<string, { receiptId: string; tx?: string }> = {};
 
     const balances = async () => ({ payer: await chain.usdcBalance(payer.address), payTo: await chain.usdcBalance(payTo.address) });
 
@@ -58,9 +81,10 @@ for (const mode of MODES) {
       poor = chain.accounts[mode.accounts.poor]!;
       await chain.mintUsdc(payer.address, 50_000_000n);
       await chain.mintUsdc(poor.address, PRICE_BUNDLE);
+      modeEnv = mode.env();
       fx = await startFixture({
         env: {
-          ...mode.env(),
+          ...modeEnv,
           PAY_TO_ADDRESS: payTo.address,
           FACILITATOR_PRIVATE_KEY: chain.privateKey(0),
           SETTLEMENT_RPC_URL: chain.rpcUrl,
@@ -72,7 +96,10 @@ for (const mode of MODES) {
       const res = await fx.get("/v1/fng");
       req402 = requirementFrom(res).accepts[0]!;
     }, 180_000);
-    afterAll(async () => fx?.close());
+    afterAll(async () => {
+      await fx?.close();
+      if (modeEnv?.DATA_DIR) rmSync(modeEnv.DATA_DIR, { recursive: true, force: true });
+    });
 
     const debug = async () => (await fx.json("/v1/bundles/debug", { headers: { Authorization: `Bearer ${ADMIN}` } })).body;
 
@@ -150,6 +177,36 @@ for (const mode of MODES) {
       expect(await balances()).toEqual(before);
     });
 
+    it("refuses a payment from a payer holding less USDC than the price: 402 with the reason, nothing settled, balances unchanged; the same payment settles once funded", async () => {
+      const underfunded = privateKeyToAccount(generatePrivateKey());
+      await chain.mintUsdc(underfunded.address, PRICE_FNG - 1n);
+      const signed = await signAuthorization(underfunded, { to: payTo.address, value: PRICE_FNG });
+      const header = v2Header(req402, signed);
+      const before = { ...(await balances()), underfunded: await chain.usdcBalance(underfunded.address) };
+      const settledBefore = ((await debug()).payments.settled as number | undefined) ?? 0;
+
+      const res = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(res.status).toBe(402);
+      const body = await res.json();
+      expect(body.code).toBe("payment_invalid");
+      // The facilitator's own words: its simulation reverts with the token's balance error.
+      expect(body.error).toMatch(/insufficient[_ ]balance|exceeds balance/i);
+      expect(res.headers.get("payment-required")).toBeTruthy();
+      expect(res.headers.get("payment-response")).toBeNull();
+      expect(res.headers.get("x-receipt-id")).toBeNull();
+
+      expect({ ...(await balances()), underfunded: await chain.usdcBalance(underfunded.address) }).toEqual(before);
+      const used = await chain.publicClient.readContract({ address: BASE_USDC, abi: usdcAbi, functionName: "authorizationState", args: [underfunded.address, signed.authorization.nonce] });
+      expect(used).toBe(false);
+      expect((await debug()).payments.settled ?? 0).toBe(settledBefore);
+
+      // The refusal did not burn the authorization: funded by one more base unit, it pays.
+      await chain.mintUsdc(underfunded.address, 1n);
+      const ok = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(ok.status, await ok.clone().text()).toBe(200);
+      expect(await chain.usdcBalance(underfunded.address)).toBe(0n);
+    });
+
     it("refuses a replayed payment, also when 100 copies arrive at once: exactly one settlement", async () => {
       const before = await balances();
       const header = v2Header(req402, await signAuthorization(payer, { to: payTo.address, value: PRICE_FNG }));
@@ -185,16 +242,18 @@ for (const mode of MODES) {
       expect(before.payer - (await balances()).payer).toBe(PRICE_FNG);
     });
 
-    it("sells a bundle; 200 concurrent calls on 10 credits: exactly 10 succeed and the ledger shows 0 left; failures consume nothing", async () => {
+    it("sells a bundle; 200 concurrent calls on a fresh 10-credit bundle: exactly 10 succeed, the rest 402 bundle_exhausted, the ledger shows 0 left; failures consume nothing", async () => {
       const before = await balances();
       const buy = await v2Fetch(payer, chain.rpcUrl)(`${fx.svc.url}/v1/bundle`);
       expect(buy.status, await buy.clone().text()).toBe(200);
       const b = await buy.json();
-      expect(b).toMatchObject({ tier: "standard", credits: 10, credits_remaining: 10 });
+      expect(b).toMatchObject({ tier: "standard", credits: 10, credits_remaining: 10 }); // spec 8
+      const credits = b.credits as number;
       expect(b.bundle_token).toMatch(/^echo_bt_/);
+      shown.push({ kind: "bundle", value: b.bundle_token });
       expect(before.payer - (await balances()).payer).toBe(PRICE_BUNDLE);
 
-      // A failing call consumes no credit.
+      // A failing call consumes no credit: the bundle is still untouched when the race starts.
       fx.sim.setFault("alternative", { mode: "error", status: 500 });
       try {
         const failed = await fx.json("/v1/fng", { headers: { "X-Bundle-Token": b.bundle_token } });
@@ -202,19 +261,33 @@ for (const mode of MODES) {
       } finally {
         fx.sim.clearFaults();
       }
-      const one = await fx.get("/v1/fng", { headers: { Authorization: `Bearer ${b.bundle_token}` } });
-      expect(one.status).toBe(200);
-      expect(one.headers.get("x-bundle-credits-remaining")).toBe("9");
+      const usage = await fx.json("/v1/usage", { headers: { "X-Bundle-Token": b.bundle_token } });
+      expect(usage.body).toMatchObject({ kind: "bundle", credits_total: credits, credits_remaining: credits, recent: [] });
 
-      const results = await Promise.all(Array.from({ length: 200 }, () => fx.get("/v1/fng", { headers: { "X-Bundle-Token": b.bundle_token } }).then(async (r) => ({ status: r.status, body: await r.json() }))));
-      expect(results.filter((r) => r.status === 200)).toHaveLength(9);
-      for (const r of results.filter((x) => x.status !== 200)) {
+      // Both bundle headers in the race: X-Bundle-Token and Authorization: Bearer.
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          fx
+            .get("/v1/fng", { headers: i % 2 ? { "X-Bundle-Token": b.bundle_token } : { Authorization: `Bearer ${b.bundle_token}` } })
+            .then(async (r) => ({ status: r.status, headers: r.headers, body: await r.json() })),
+        ),
+      );
+      const ok = results.filter((r) => r.status === 200);
+      expect(ok).toHaveLength(credits);
+      // Each success took a different credit and got its own receipt.
+      expect(ok.map((r) => Number(r.headers.get("x-bundle-credits-remaining"))).sort((x, y) => x - y)).toEqual(Array.from({ length: credits }, (_, i) => i));
+      expect(new Set(ok.map((r) => r.headers.get("x-receipt-id"))).size).toBe(credits);
+      const refused = results.filter((r) => r.status !== 200);
+      expect(refused).toHaveLength(200 - credits);
+      for (const r of refused) {
         expect(r.status).toBe(402);
         expect(r.body.code).toBe("bundle_exhausted");
       }
       const d = await debug();
-      expect(d.bundles).toMatchObject({ count: 1, credits_sold: 10, credits_outstanding: 0 });
+      expect(d.bundles).toMatchObject({ count: 1, credits_sold: credits, credits_outstanding: 0 });
       expect(d.health.ok).toBe(true);
+      const after = await fx.json("/v1/usage", { headers: { "X-Bundle-Token": b.bundle_token } });
+      expect(after.body.credits_remaining).toBe(0);
       // Premium reports cost 2 credits; an exhausted bundle answers 402 with the requirement.
       const premium = await fx.get("/v1/sentiment-report", { headers: { "X-Bundle-Token": b.bundle_token } });
       expect(premium.status).toBe(402);
@@ -235,6 +308,7 @@ for (const mode of MODES) {
       expect(minted.status).toBe(200);
       const key = minted.body.api_key as string;
       expect(key).toMatch(/^echo_fk_/);
+      shown.push({ kind: "api_key", value: key });
       // A failing call does not count.
       fx.sim.setFault("alternative", { mode: "error", status: 500 });
       try {
@@ -254,6 +328,39 @@ for (const mode of MODES) {
       }
     });
 
+    it("reports the free key's quota on every successful call: X-Quota-* and RateLimit-* headers, remaining down by one per call, a failed call not counted", async () => {
+      const minted = await fx.json("/v1/free-key");
+      expect(minted.status).toBe(200);
+      const key = minted.body.api_key as string;
+      shown.push({ kind: "api_key", value: key });
+      const quota = minted.body.daily_quota as number;
+      expect(quota).toBe(50); // spec 8
+      const call = () => fx.get("/v1/fng", { headers: { "X-Api-Key": key } });
+      const expectQuota = (r: Response, remaining: number) => {
+        expect(r.status).toBe(200);
+        expect(r.headers.get("x-quota-limit")).toBe(String(quota));
+        expect(r.headers.get("x-quota-remaining")).toBe(String(remaining));
+        expect(r.headers.get("ratelimit-limit")).toBe(String(quota));
+        expect(r.headers.get("ratelimit-remaining")).toBe(String(remaining));
+        expect(r.headers.get("ratelimit-policy")).toBe(`${quota};w=86400`);
+        const reset = Number(r.headers.get("x-quota-reset"));
+        expect(Math.abs(reset - secondsToUtcMidnight())).toBeLessThanOrEqual(5);
+        expect(Number(r.headers.get("ratelimit-reset"))).toBe(reset);
+        expect(r.headers.get("x-receipt-id")).toBeTruthy();
+      };
+      expectQuota(await call(), quota - 1);
+      expectQuota(await call(), quota - 2);
+      fx.sim.setFault("alternative", { mode: "error", status: 500 });
+      try {
+        expect((await call()).status).toBe(503);
+      } finally {
+        fx.sim.clearFaults();
+      }
+      expectQuota(await call(), quota - 3);
+      const usage = await fx.json("/v1/usage", { headers: { "X-Api-Key": key } });
+      expect(usage.body).toMatchObject({ kind: "api_key", daily_quota: quota, used_today: 3, remaining_today: quota - 3 });
+    });
+
     it("refuses unknown credentials and premium reports on a free key with 402 and the requirement", async () => {
       const unknownKey = await fx.json("/v1/fng", { headers: { "X-Api-Key": "echo_fk_" + "A".repeat(43) } });
       expect(unknownKey.status).toBe(402);
@@ -268,10 +375,18 @@ for (const mode of MODES) {
       expect(bundleWithKey.status).toBe(402);
     });
 
-    it("validates the free-key e-mail (422) and limits minting per IP", async () => {
+    it("validates the free-key e-mail (422); every mint counts against the per-IP mint limit", async () => {
       const bad = await fx.json("/v1/free-key?email=not-an-email");
       expect(bad.status).toBe(422);
       expect(bad.body.detail[0]).toMatchObject({ loc: ["query", "email"], type: "value_error", input: "not-an-email" });
+      const first = await fx.json("/v1/free-key?email=agent%40example.com");
+      const second = await fx.json("/v1/free-key");
+      for (const r of [first, second]) {
+        expect(r.status).toBe(200);
+        expect(r.headers.get("ratelimit-limit")).toBe("100");
+        shown.push({ kind: "api_key", value: r.body.api_key });
+      }
+      expect(Number(second.headers.get("ratelimit-remaining"))).toBe(Number(first.headers.get("ratelimit-remaining")) - 1);
     });
 
     it("keeps /v1/bundles/debug internal: 404 without the admin credential, counts only with it", async () => {
@@ -284,6 +399,112 @@ for (const mode of MODES) {
       const d = JSON.parse(text);
       expect(d.payments.settled).toBeGreaterThanOrEqual(5);
       expect(d.charged_calls.x402).toBeGreaterThanOrEqual(4);
+    });
+
+    it("returns X-Receipt-Id on x402, bundle and key calls; /v1/usage lists the same receipt ids", async () => {
+      const paid = await v2Fetch(payer, chain.rpcUrl)(`${fx.svc.url}/v1/fng`);
+      expect(paid.status).toBe(200);
+      audit.x402 = { receiptId: paid.headers.get("x-receipt-id")!, tx: decodeB64Json<{ transaction: string }>(paid.headers.get("payment-response")).transaction };
+
+      const buy = await v2Fetch(payer, chain.rpcUrl)(`${fx.svc.url}/v1/bundle`);
+      expect(buy.status).toBe(200);
+      const token = (await buy.json()).bundle_token as string;
+      shown.push({ kind: "bundle", value: token });
+      audit.purchase = { receiptId: buy.headers.get("x-receipt-id")!, tx: decodeB64Json<{ transaction: string }>(buy.headers.get("payment-response")).transaction };
+      const report = await fx.get("/v1/sentiment-report", { headers: { "X-Bundle-Token": token } });
+      expect(report.status).toBe(200);
+      expect(report.headers.get("x-bundle-credits-charged")).toBe(String(REPORT.credits));
+      audit.bundle = { receiptId: report.headers.get("x-receipt-id")! };
+
+      const key = (await fx.json("/v1/free-key")).body.api_key as string;
+      shown.push({ kind: "api_key", value: key });
+      const keyed = await fx.get("/v1/fng", { headers: { "X-Api-Key": key } });
+      expect(keyed.status).toBe(200);
+      audit.key = { receiptId: keyed.headers.get("x-receipt-id")! };
+
+      for (const a of Object.values(audit)) expect(a.receiptId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(new Set(Object.values(audit).map((a) => a.receiptId)).size).toBe(4);
+      const bundleUsage = await fx.json("/v1/usage", { headers: { "X-Bundle-Token": token } });
+      expect(bundleUsage.body.recent).toEqual([expect.objectContaining({ receipt_id: audit.bundle.receiptId, product: REPORT.id, surface: "http", credits: REPORT.credits })]);
+      const keyUsage = await fx.json("/v1/usage", { headers: { "X-Api-Key": key } });
+      expect(keyUsage.body.recent).toEqual([expect.objectContaining({ receipt_id: audit.key.receiptId, product: FNG.id, surface: "http", credits: 1 })]);
+    });
+
+    it("shows keys and tokens once: no later answer (/v1/usage, the admin ledger view) contains one or its hash", async () => {
+      expect(shown.filter((s) => s.kind === "bundle").length).toBeGreaterThanOrEqual(2);
+      expect(shown.filter((s) => s.kind === "api_key").length).toBeGreaterThanOrEqual(3);
+      const answers: string[] = [await (await fx.get("/v1/bundles/debug", { headers: { Authorization: `Bearer ${ADMIN}` } })).text()];
+      for (const s of shown) {
+        const headers: Record<string, string> = s.kind === "api_key" ? { "X-Api-Key": s.value } : { "X-Bundle-Token": s.value };
+        const usage = await fx.get("/v1/usage", { headers });
+        expect(usage.status).toBe(200);
+        answers.push(await usage.text(), JSON.stringify(Object.fromEntries(usage.headers)));
+        if (s.kind === "bundle") {
+          const bearer = await fx.get("/v1/usage", { headers: { Authorization: `Bearer ${s.value}` } });
+          answers.push(await bearer.text(), JSON.stringify(Object.fromEntries(bearer.headers)));
+        }
+      }
+      const all = answers.join("\n");
+      for (const s of shown) {
+        expect(all).not.toContain(s.value);
+        expect(all).not.toContain(sha256(s.value));
+        // Nothing beyond the short prefix that identifies the credential to its owner.
+        expect(all).not.toContain(s.value.slice(0, 20));
+      }
+    });
+
+    it("has written one audit row per charged call, matching its receipt, and stored keys and tokens only as SHA-256 (read from the database with SQL)", async () => {
+      // PGlite is single-process: the embedded service has to let go of its data folder first.
+      if (!modeEnv.DATABASE_URL) await fx.svc.stop();
+      const sql = await openServiceDb(modeEnv);
+      try {
+        const ids = Object.values(audit).map((a) => a.receiptId);
+        const rows = await sql.query<Record<string, any>>("SELECT * FROM access_log WHERE id = ANY($1::text[])", [ids]);
+        const row = (name: string) => rows.find((r) => r.id === audit[name]!.receiptId)!;
+        expect(rows).toHaveLength(4);
+        const payment = async (id: string) => (await sql.query<Record<string, any>>("SELECT * FROM payments WHERE id = $1", [id]))[0]!;
+
+        // x402 call: product, surface, credential, amount, payer, transaction, status.
+        const x = row("x402");
+        expect(x).toMatchObject({ product: FNG.id, surface: "http", credential_kind: "x402", amount_usd: FNG.httpPrice, credits: null, tx_hash: audit.x402!.tx, bundle_id: null, api_key_id: null, status: "charged" });
+        expect(String(x.payer).toLowerCase()).toBe(payer.address.toLowerCase());
+        const xp = await payment(x.payment_id);
+        expect(xp).toMatchObject({ status: "settled", tx_hash: audit.x402!.tx, product: FNG.id, surface: "http", network: "eip155:8453" });
+        expect(BigInt(xp.amount_atomic)).toBe(PRICE_FNG);
+        expect(String(xp.pay_to).toLowerCase()).toBe(payTo.address.toLowerCase());
+
+        // The bundle purchase is an x402 row too, and the bundle names the payment that bought it.
+        const p = row("purchase");
+        expect(p).toMatchObject({ product: BUNDLE.id, surface: "http", credential_kind: "x402", amount_usd: BUNDLE.httpPrice, tx_hash: audit.purchase!.tx, status: "charged" });
+        expect(String(p.payer).toLowerCase()).toBe(payer.address.toLowerCase());
+        const token = shown.filter((s) => s.kind === "bundle").at(-1)!.value;
+        const bundleRow = (await sql.query<Record<string, any>>("SELECT * FROM bundles WHERE token_hash = $1", [sha256(token)]))[0]!;
+        expect(bundleRow).toMatchObject({ payment_id: p.payment_id, tier: "standard", token_prefix: token.slice(0, 14) });
+
+        // Bundle call: credits, the bundle's id, no money and no payer on the row.
+        expect(row("bundle")).toMatchObject({ product: REPORT.id, surface: "http", credential_kind: "bundle", credits: REPORT.credits, bundle_id: bundleRow.id, amount_usd: null, payer: null, tx_hash: null, payment_id: null, api_key_id: null, status: "charged" });
+
+        // Key call: one call of the key's quota, the key's id.
+        const key = shown.filter((s) => s.kind === "api_key").at(-1)!.value;
+        const keyRow = (await sql.query<Record<string, any>>("SELECT * FROM api_keys WHERE key_hash = $1", [sha256(key)]))[0]!;
+        expect(keyRow).toBeTruthy();
+        expect(row("key")).toMatchObject({ product: FNG.id, surface: "http", credential_kind: "api_key", credits: 1, api_key_id: keyRow.id, amount_usd: null, payer: null, tx_hash: null, payment_id: null, bundle_id: null, status: "charged" });
+
+        // Every key and token shown is stored as its hash, and its plaintext is in no row of any table.
+        for (const s of shown) {
+          const table = s.kind === "api_key" ? "api_keys" : "bundles";
+          const column = s.kind === "api_key" ? "key_hash" : "token_hash";
+          expect(await sql.query(`SELECT id FROM ${table} WHERE ${column} = $1`, [sha256(s.value)]), s.value.slice(0, 14)).toHaveLength(1);
+        }
+        const tables = await sql.tables();
+        expect(tables).toEqual(expect.arrayContaining(["api_keys", "bundles", "access_log", "payments"]));
+        for (const t of tables) {
+          const dump = (await sql.query<{ r: string }>(`SELECT row_to_json(x)::text AS r FROM "${t}" x`)).map((r) => r.r).join("\n");
+          for (const s of shown) expect(dump, `${t} holds a plaintext credential`).not.toContain(s.value.slice(8));
+        }
+      } finally {
+        await sql.close();
+      }
     });
   });
 }

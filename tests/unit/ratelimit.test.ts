@@ -1,10 +1,12 @@
 /**
  * Fixed-window limits: the in-process limiter and @upstash/ratelimit over a real Redis
  * connection (127.0.0.1:6379, skipped when absent) must both allow exactly `limit`
- * requests of a concurrent burst and report Retry-After for the rest.
+ * requests of a concurrent burst and report Retry-After for the rest; so must the
+ * Redis limiter when its Redis is unreachable (it counts in-process, never fails open).
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
+import net from "node:net";
 import { resetEnvForTests } from "@/lib/config/env";
 import { rateLimit, rateLimitHeaders } from "@/lib/limits/ratelimit";
 import { hasRedis, REDIS_URL } from "../helpers/services";
@@ -12,10 +14,20 @@ import { hasRedis, REDIS_URL } from "../helpers/services";
 const redisUp = await hasRedis();
 const LIMITER = Symbol.for("echo.limiter");
 
-function useMode(redis: boolean): void {
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+const DEAD_REDIS_URL = `redis://127.0.0.1:${await closedPort()}`;
+
+function useMode(mode: "memory" | "redis" | "redis-down"): void {
   delete (globalThis as Record<symbol, unknown>)[LIMITER];
-  if (redis) {
-    process.env.REDIS_URL = REDIS_URL;
+  if (mode !== "memory") {
+    process.env.REDIS_URL = mode === "redis" ? REDIS_URL : DEAD_REDIS_URL;
     process.env.REDIS_KEY_PREFIX = `test-${randomUUID()}`;
   }
   else delete process.env.REDIS_URL;
@@ -29,10 +41,10 @@ afterAll(() => {
   resetEnvForTests();
 });
 
-for (const mode of ["memory", "redis"] as const) {
+for (const mode of ["memory", "redis", "redis-down"] as const) {
   describe.skipIf(mode === "redis" && !redisUp)(`rate limit (${mode})`, () => {
     it("allows exactly 10 of 25 concurrent calls in one fixed window", async () => {
-      useMode(mode === "redis");
+      useMode(mode);
       const ip = `203.0.113.${Math.floor(Math.random() * 250)}-${randomUUID()}`;
       const results = await Promise.all(Array.from({ length: 25 }, () => rateLimit("sample", ip)));
       expect(results.filter((r) => r.success)).toHaveLength(10);
