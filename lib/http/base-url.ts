@@ -4,7 +4,7 @@
  *
  * PUBLIC_BASE_URL wins when configured. Otherwise it is the request's own origin: the
  * `Host` header (checked to be a bare host[:port]) over the scheme the request arrived
- * with. `X-Forwarded-Host` / `X-Forwarded-Proto` are honoured only when the operator
+ * with (plain HTTP on the service's own listener). `X-Forwarded-Host` / `X-Forwarded-Proto` are honoured only when the operator
  * declared trusted proxies (TRUST_PROXY_HOPS > 0, the same setting that lets client IPs
  * come from X-Forwarded-For): without a proxy any caller could set them and make the
  * documents point at a host of its choosing.
@@ -47,7 +47,10 @@ export function baseUrlInfo(req?: Request): BaseUrlInfo {
   if (cfg.PUBLIC_BASE_URL) return { base: cfg.PUBLIC_BASE_URL.replace(/\/+$/, ""), derived: false, vary: [] };
   if (!req) return { base: `http://localhost:${cfg.PORT}`, derived: false, vary: [] };
   const u = new URL(req.url);
-  let proto = u.protocol.replace(":", "");
+  // Next.js builds req.url's scheme from X-Forwarded-Proto when a request carries one, so
+  // then the URL says nothing trustworthy; the service's own listener is plain HTTP
+  // (lib/server/main.ts), which is the scheme the request really arrived with.
+  let proto = req.headers.has("x-forwarded-proto") ? "http" : u.protocol.replace(":", "");
   let host = validHost(req.headers.get("host")) ?? u.host;
   const vary: string[] = [];
   const hops = cfg.TRUST_PROXY_HOPS;

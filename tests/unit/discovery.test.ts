@@ -273,6 +273,8 @@ describe("base URL", () => {
     const spoofed = req({ host: "api.example.test", "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" });
     expect(baseUrl(spoofed)).toBe("http://api.example.test");
     expect(baseUrlInfo(spoofed)).toEqual({ base: "http://api.example.test", derived: true, vary: [] });
+    // Next.js turns X-Forwarded-Proto into the request URL's scheme: that must not count either.
+    expect(baseUrl(req({ host: "api.example.test", "x-forwarded-proto": "https" }, "https://api.example.test/openapi.json"))).toBe("http://api.example.test");
   });
 
   it("honours them behind TRUST_PROXY_HOPS proxies, taking the entry the outermost trusted one added", () => {
