@@ -188,9 +188,9 @@ function mcpSection(w: Writer, method: string, path: string, op: OpenApiOperatio
     const name = r.$ref?.split("/").at(-1);
     const text = r.description ?? (name ? REF_ANSWERS[name] : undefined);
     if (!text) throw new Error(`no wording for response ${r.$ref} of ${method} ${path}`);
-    return `${status} ${text}`;
+    return `${status} ${text.replace(/\.$/, "")}`;
   });
-  w.text(`Answers: ${answers.join("; ")}`, { indent: 10 });
+  w.text(`Answers: ${answers.join("; ")}.`, { indent: 10 });
   w.space();
 }
 
