@@ -1,5 +1,5 @@
-// POST /mcp — MCP over streamable HTTP (18 tools); GET /mcp — server description (JSON), or ?path=<view>.
-// Also DELETE, PUT, PATCH, OPTIONS: JSON answers (405 where not served). See lib/mcp/http.ts.
+// POST /mcp — MCP over streamable HTTP (18 tools); GET/PUT/PATCH /mcp — server description (JSON), or ?path=<view>;
+// DELETE /mcp — "stateless, no session to end" (JSON); invalid path 422. See lib/mcp/http.ts.
 import { serveMcp } from "@/lib/mcp/http";
 
 export const dynamic = "force-dynamic";

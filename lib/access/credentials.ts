@@ -4,6 +4,8 @@
  * binding in `_meta`. When several are present the order is payment, bundle, key:
  * an explicit payment is never silently ignored.
  */
+import { ValidationError } from "@/lib/errors";
+
 export type Credential =
   | { kind: "x402"; payload: string; version: 1 | 2 }
   | { kind: "bundle"; token: string }
@@ -38,9 +40,39 @@ export function credentialFromHeaders(h: Headers): Credential {
   return { kind: "none" };
 }
 
-/** Credential from MCP tool arguments. */
+/** Where the x402 MCP binding carries a payment (`params._meta`). */
+export const MCP_PAYMENT_META_KEY = "x402/payment";
+
+/**
+ * The payment in `_meta["x402/payment"]` as a base64 payload; undefined when absent.
+ * A value that is present but unusable (not a string or a JSON object, empty, or over
+ * MAX_CREDENTIAL once encoded) is refused with a spec 2.6 error rather than dropped:
+ * dropping it would charge a bundle token or key sent in the same call instead of the
+ * payment the caller meant to make.
+ */
+function metaPaymentPayload(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  const loc = ["_meta", MCP_PAYMENT_META_KEY];
+  const isObject = typeof v === "object" && !Array.isArray(v);
+  if (typeof v !== "string" && !isObject) {
+    throw new ValidationError([{ loc, msg: "Input should be an x402 PaymentPayload object or its base64 encoding", type: "model_type", input: v }]);
+  }
+  const encoded = typeof v === "string" ? v.trim() : Buffer.from(JSON.stringify(v)).toString("base64");
+  if (!encoded) throw new ValidationError([{ loc, msg: "String should have at least 1 character", type: "string_too_short", input: v, ctx: { min_length: 1 } }]);
+  if (encoded.length > MAX_CREDENTIAL) {
+    throw new ValidationError([
+      { loc, msg: `Payment payload should have at most ${MAX_CREDENTIAL} characters once base64-encoded`, type: "string_too_long", input: `${encoded.slice(0, 64)}…`, ctx: { max_length: MAX_CREDENTIAL } },
+    ]);
+  }
+  return encoded;
+}
+
+/**
+ * Credential from MCP tool arguments and `_meta["x402/payment"]`. Throws a
+ * ValidationError (spec 2.6) for an unusable `_meta` payment, before anything is charged.
+ */
 export function credentialFromToolArgs(args: { payment?: string | null; bundle_token?: string | null; api_key?: string | null }, metaPayment?: unknown): Credential {
-  const meta = typeof metaPayment === "string" ? clean(metaPayment) : metaPayment && typeof metaPayment === "object" ? clean(Buffer.from(JSON.stringify(metaPayment)).toString("base64")) : undefined;
+  const meta = metaPaymentPayload(metaPayment);
   const payment = clean(args.payment) ?? meta;
   if (payment) return { kind: "x402", payload: payment, version: 2 };
   const bundle = clean(args.bundle_token);

@@ -97,7 +97,7 @@ export const CONFIG_DOCS: Record<keyof Env, string> = {
   NODE_ENV: "Node environment.",
   PORT: "HTTP port (0 picks a free port).",
   HOST: "Interface to listen on.",
-  PUBLIC_BASE_URL: "Base URL written into discovery documents and payment requirements; defaults to the request's origin.",
+  PUBLIC_BASE_URL: "Base URL written into discovery documents and payment requirements; defaults to the request's origin (Host header; X-Forwarded-Host/-Proto only with TRUST_PROXY_HOPS > 0), in which case documents are cached `private`. Set it in production.",
   DATA_DIR: "Folder for the embedded PGlite database (`memory` keeps it in memory).",
   DATABASE_URL: "PostgreSQL URL; when set, PostgreSQL replaces the embedded database (`?schema=name` selects a schema).",
   REDIS_URL: "Redis URL; when set, rate limits use @upstash/ratelimit on it instead of in-process counters.",
@@ -150,7 +150,7 @@ export const CONFIG_DOCS: Record<keyof Env, string> = {
   FREE_KEY_MINTS_PER_HOUR: "Free keys one client IP may mint per hour.",
   ATTESTATION_PRIVATE_KEY: "Ed25519 signing key (64 hex chars seed); generated once and stored in the database when unset.",
   ADMIN_TOKEN: "Admin credential for /v1/bundles/debug (sent as `Authorization: Bearer`); the route answers 404 without it.",
-  TRUST_PROXY_HOPS: "Number of reverse proxies in front of the service whose X-Forwarded-For entries are trusted (0: use the socket address).",
+  TRUST_PROXY_HOPS: "Number of reverse proxies in front of the service whose X-Forwarded-For entries are trusted (0: use the socket address); when > 0, X-Forwarded-Host and X-Forwarded-Proto are also trusted for the base URL (when PUBLIC_BASE_URL is unset).",
   LOG_LEVEL: "Log level.",
   CACHE_DISABLED: "Disable response and upstream caches (single-flight stays on).",
 };

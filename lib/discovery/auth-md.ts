@@ -5,6 +5,8 @@
  */
 import { usdLabel } from "@/lib/payments/price";
 import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paymentFacts } from "@/lib/discovery/service";
+import { OAUTH_RESOURCE_PREFIX, docUrl } from "@/lib/discovery/documents";
+import { freeEndpoint } from "@/lib/discovery/lookup";
 
 /** /auth.md */
 export function authMd(base: string): string {
@@ -40,11 +42,11 @@ export function authMd(base: string): string {
     "",
     "## 3. Free-tier API key",
     "",
-    `\`GET ${base}/v1/free-key\` (optional \`email\`) or the MCP tool \`get_free_api_key\` mints a key, shown once. Send it as \`X-Api-Key\` (MCP: \`api_key\`). Quota: ${freeQuota()} calls per UTC day on standard endpoints; past it the answer is 429 with \`Retry-After\` and the payment requirement.`,
+    `\`GET ${base}${freeEndpoint("/v1/free-key").path}\` (optional \`email\`) or the MCP tool \`get_free_api_key\` mints a key, shown once. Send it as \`X-Api-Key\` (MCP: \`api_key\`). Quota: ${freeQuota()} calls per UTC day on standard endpoints; past it the answer is 429 with \`Retry-After\` and the payment requirement.`,
     "",
     "## MCP",
     "",
-    `Connect to \`${base}/mcp\` (${SERVICE.mcpTransport}). Paid tools called without a credential return the payment requirement as their result; call again with \`payment\` (base64 x402 payload), \`bundle_token\` or \`api_key\`.`,
+    `Connect to \`${base}${SERVICE.mcpPath}\` (${SERVICE.mcpTransport}). Paid tools called without a credential return the payment requirement as their result; call again with \`payment\` (base64 x402 payload), \`bundle_token\` or \`api_key\`.`,
     "",
     "## What each operation accepts",
     "",
@@ -54,9 +56,9 @@ export function authMd(base: string): string {
     "",
     "## Machine-readable",
     "",
-    `- OpenAPI security schemes: ${base}/openapi.json (\`x402\`, \`x402v2\`, \`BundleToken\`, \`ApiKeyAuth\`)`,
-    `- Protected-resource metadata: ${base}/.well-known/oauth-protected-resource`,
-    `- Authorization-server metadata (states that x402 is the mechanism): ${base}/.well-known/oauth-authorization-server`,
+    `- OpenAPI security schemes: ${docUrl(base, "/openapi.json")} (\`x402\`, \`x402v2\`, \`BundleToken\`, \`ApiKeyAuth\`)`,
+    `- Protected-resource metadata: ${docUrl(base, OAUTH_RESOURCE_PREFIX)}`,
+    `- Authorization-server metadata (states that x402 is the mechanism): ${docUrl(base, "/.well-known/oauth-authorization-server")}`,
     "",
   ].join("\n");
 }

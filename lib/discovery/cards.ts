@@ -12,12 +12,16 @@ import { usd6, usdLabel } from "@/lib/payments/price";
 import { SERVICE, paidProducts, paramDocs, paymentFacts, priceLine } from "@/lib/discovery/service";
 import { toolList, type ToolInfo } from "@/lib/discovery/tools";
 import { MCP_INSTRUCTIONS } from "@/lib/mcp/info";
+import { docUrl } from "@/lib/discovery/documents";
+import { bundlePaths, freeEndpoint } from "@/lib/discovery/lookup";
 
-const SECURITY_SCHEMES = {
-  x402: { type: "apiKey", in: "header", name: "X-PAYMENT", description: "x402 v1 payment payload (the v2 header PAYMENT-SIGNATURE is accepted too)." },
-  ApiKeyAuth: { type: "apiKey", in: "header", name: "X-Api-Key", description: "Free-tier API key (GET /v1/free-key)." },
-  BundleToken: { type: "apiKey", in: "header", name: "X-Bundle-Token", description: "Prepaid bundle token (GET /v1/bundle)." },
-};
+function securitySchemes() {
+  return {
+    x402: { type: "apiKey", in: "header", name: "X-PAYMENT", description: "x402 v1 payment payload (the v2 header PAYMENT-SIGNATURE is accepted too)." },
+    ApiKeyAuth: { type: "apiKey", in: "header", name: "X-Api-Key", description: `Free-tier API key (GET ${freeEndpoint("/v1/free-key").path}).` },
+    BundleToken: { type: "apiKey", in: "header", name: "X-Bundle-Token", description: `Prepaid bundle token (GET ${bundlePaths().join(" or GET ")}).` },
+  };
+}
 
 function example(p: AnyProduct): string {
   const q = new URLSearchParams();
@@ -61,9 +65,9 @@ export function agentCard(base: string): Record<string, unknown> {
     additionalInterfaces: [{ url: base, transport: SERVICE.preferredTransport }],
     provider: { organization: SERVICE.title, url: base },
     version: SERVICE.agentCardVersion,
-    documentationUrl: `${base}/llms.txt`,
+    documentationUrl: docUrl(base, "/llms.txt"),
     capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },
-    securitySchemes: SECURITY_SCHEMES,
+    securitySchemes: securitySchemes(),
     security: [{ x402: [] }, { ApiKeyAuth: [] }, { BundleToken: [] }],
     defaultInputModes: ["application/json"],
     defaultOutputModes: ["application/json"],
@@ -90,7 +94,7 @@ export function mcpServerCard(base: string): Record<string, unknown> {
     protocolVersion: SERVICE.mcpProtocolVersion,
     serverInfo: { name: SERVICE.name, title: SERVICE.title, version: SERVICE.mcpServerVersion },
     description: SERVICE.description,
-    documentationUrl: `${base}/llms.txt`,
+    documentationUrl: docUrl(base, "/llms.txt"),
     transport: { type: SERVICE.mcpTransport, endpoint: SERVICE.mcpPath },
     capabilities: { tools: { listChanged: false } },
     authentication: { required: false, schemes: [] },
@@ -135,6 +139,6 @@ export function mcpManifest(base: string): Record<string, unknown> {
       inputSchema: t.inputSchema,
     })),
     client_config: { mcpServers: { [SERVICE.name]: { type: SERVICE.mcpTransport, url: `${base}${SERVICE.mcpPath}` } } },
-    documents: { server_card: `${base}/.well-known/mcp/server-card.json`, openapi: `${base}/openapi.json`, llms_txt: `${base}/llms.txt` },
+    documents: { server_card: docUrl(base, "/.well-known/mcp/server-card.json"), openapi: docUrl(base, "/openapi.json"), llms_txt: docUrl(base, "/llms.txt") },
   };
 }

@@ -8,7 +8,8 @@
  *   1.0: `specVersion`, `host`, `entries[]` with domain-anchored `urn:air:` identifiers,
  *   media-type `type`, `url`, representative queries and capabilities).
  */
-import { DISCOVERY_DOCUMENTS, SKILL_NAME } from "@/lib/discovery/documents";
+import { DISCOVERY_DOCUMENTS, SKILL_NAME, docUrl } from "@/lib/discovery/documents";
+import { freeEndpoint } from "@/lib/discovery/lookup";
 import { SERVICE, hostOf, paidProducts } from "@/lib/discovery/service";
 import { toolList } from "@/lib/discovery/tools";
 import { SKILL_DESCRIPTION, skillPath } from "@/lib/discovery/skills";
@@ -21,28 +22,30 @@ function docType(path: string): string {
   return d.mediaType;
 }
 
-const link = (base: string, path: string) => ({ href: `${base}${path}`, type: docType(path) });
+const link = (base: string, path: string) => ({ href: docUrl(base, path), type: docType(path) });
+/** A free JSON endpoint (lib/catalog/free.ts) as a link. */
+const freeLink = (base: string, path: string) => ({ href: `${base}${freeEndpoint(path).path}`, type: "application/json" });
 
 /** /.well-known/api-catalog */
 export function apiCatalog(base: string): Record<string, unknown> {
   // The HTTP API is identified by the service root (served: service info), /mcp by itself.
   const api = `${base}/`;
-  const mcp = `${base}/mcp`;
+  const mcp = `${base}${SERVICE.mcpPath}`;
   return {
     linkset: [
-      { anchor: `${base}/.well-known/api-catalog`, item: [{ href: api, title: `${SERVICE.title} HTTP API` }, { href: mcp, title: `${SERVICE.title} MCP server` }], profile: [{ href: API_CATALOG_PROFILE }] },
+      { anchor: docUrl(base, "/.well-known/api-catalog"), item: [{ href: api, title: `${SERVICE.title} HTTP API` }, { href: mcp, title: `${SERVICE.title} MCP server` }], profile: [{ href: API_CATALOG_PROFILE }] },
       {
         anchor: api,
         "service-desc": [link(base, "/openapi.json")],
         "service-doc": [link(base, "/llms.txt"), link(base, "/spec.pdf"), link(base, "/auth.md")],
-        "service-meta": [link(base, "/.well-known/x402-manifest.json"), { href: `${base}/v1/manifest`, type: "application/json" }],
-        status: [{ href: `${base}/health`, type: "application/json" }],
+        "service-meta": [link(base, "/.well-known/x402-manifest.json"), freeLink(base, "/v1/manifest")],
+        status: [freeLink(base, "/health")],
       },
       {
         anchor: mcp,
         "service-desc": [link(base, "/.well-known/mcp/server-card.json"), link(base, "/.well-known/mcp.json")],
         "service-doc": [link(base, "/llms.txt")],
-        status: [{ href: `${base}/health`, type: "application/json" }],
+        status: [freeLink(base, "/health")],
       },
     ],
   };
@@ -62,7 +65,7 @@ export function aiCatalog(base: string): Record<string, unknown> {
         identifier: urn("api", SERVICE.name),
         displayName: `${SERVICE.title} HTTP API`,
         type: "application/vnd.oai.openapi+json",
-        url: `${base}/openapi.json`,
+        url: docUrl(base, "/openapi.json"),
         description: SERVICE.description,
         version: SERVICE.apiVersion,
         tags,
@@ -73,8 +76,8 @@ export function aiCatalog(base: string): Record<string, unknown> {
         identifier: urn("mcp", SERVICE.name),
         displayName: `${SERVICE.title} MCP server`,
         type: "application/mcp-server-card+json",
-        url: `${base}/.well-known/mcp/server-card.json`,
-        description: `MCP server at ${base}/mcp (${SERVICE.mcpTransport}) with ${tools.length} tools, two of them free.`,
+        url: docUrl(base, "/.well-known/mcp/server-card.json"),
+        description: `MCP server at ${base}${SERVICE.mcpPath} (${SERVICE.mcpTransport}) with ${tools.length} tools, two of them free.`,
         version: SERVICE.mcpServerVersion,
         tags,
         capabilities: tools,
@@ -84,7 +87,7 @@ export function aiCatalog(base: string): Record<string, unknown> {
         identifier: urn("agent", SERVICE.name),
         displayName: `${SERVICE.title} agent card`,
         type: "application/a2a-agent-card+json",
-        url: `${base}/.well-known/agent-card.json`,
+        url: docUrl(base, "/.well-known/agent-card.json"),
         description: "A2A agent card describing the same capabilities as skills.",
         version: SERVICE.agentCardVersion,
         representativeQueries: ["find an agent selling crypto market intelligence per call", "which agent gives XLM trading signals"],
@@ -93,7 +96,7 @@ export function aiCatalog(base: string): Record<string, unknown> {
         identifier: urn("x402", SERVICE.name),
         displayName: `${SERVICE.title} x402 manifest`,
         type: "application/json",
-        url: `${base}/.well-known/x402-manifest.json`,
+        url: docUrl(base, "/.well-known/x402-manifest.json"),
         description: "Paid resources with prices and x402 payment requirements.",
         version: SERVICE.apiVersion,
         representativeQueries: ["how much does an XLM quote cost in USDC", "which x402 resources does this host sell"],

@@ -49,6 +49,21 @@ export const DISCOVERY_DOCUMENTS: readonly DiscoveryDocument[] = [
   { path: "/.well-known/oauth-authorization-server", title: "Authorization-server metadata", mediaType: "application/json", description: "RFC 8414-shaped metadata stating that x402 is the authorization mechanism: no OAuth grants or tokens are issued.", sitemap: true },
 ];
 
+/**
+ * `path` after checking that it is one of the documents above: code that names a
+ * document by path fails loudly when the document is renamed or removed, instead of
+ * publishing a link that answers 404.
+ */
+export function docPath(path: string): string {
+  if (!DISCOVERY_DOCUMENTS.some((d) => d.path === path)) throw new Error(`${path} is not a discovery document (lib/discovery/documents.ts)`);
+  return path;
+}
+
+/** Absolute URL of a discovery document at `base` (checked like docPath). */
+export function docUrl(base: string, path: string): string {
+  return `${base}${docPath(path)}`;
+}
+
 /** Whether `path` (a concrete path) is one of the discovery documents. */
 export function isDiscoveryPath(path: string): boolean {
   return DISCOVERY_DOCUMENTS.some((d) => d.path === path) || path.startsWith(`${OAUTH_RESOURCE_PREFIX}/`);

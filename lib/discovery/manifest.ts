@@ -12,6 +12,7 @@ import { publicAttestationKey } from "@/lib/attestation";
 import { usd6, usdToAtomic } from "@/lib/payments/price";
 import { baseUrl } from "@/lib/http/base-url";
 import { SERVICE } from "@/lib/discovery/service";
+import { docUrl } from "@/lib/discovery/documents";
 
 async function within<T>(p: Promise<T>, ms: number): Promise<T | null> {
   let t: NodeJS.Timeout | undefined;
@@ -32,7 +33,7 @@ export async function manifest(req?: Request): Promise<Record<string, unknown>> 
     name: SERVICE.name,
     version: SERVICE.apiVersion,
     base_url: base,
-    mcp_url: `${base}/mcp`,
+    mcp_url: `${base}${SERVICE.mcpPath}`,
     x402_version: 2,
     network: cfg.X402_NETWORK,
     asset: { symbol: "USDC", address: cfg.USDC_ADDRESS, decimals: 6 },
@@ -53,10 +54,10 @@ export async function manifest(req?: Request): Promise<Record<string, unknown>> 
     })),
     free_endpoints: PUBLIC_FREE_ENDPOINTS.map((e) => e.path),
     documents: {
-      openapi: `${base}/openapi.json`,
-      x402: `${base}/.well-known/x402`,
-      x402_manifest: `${base}/.well-known/x402-manifest.json`,
-      mcp: `${base}/.well-known/mcp.json`,
+      openapi: docUrl(base, "/openapi.json"),
+      x402: docUrl(base, "/.well-known/x402"),
+      x402_manifest: docUrl(base, "/.well-known/x402-manifest.json"),
+      mcp: docUrl(base, "/.well-known/mcp.json"),
     },
     attestation_public_key: key,
     ts: new Date().toISOString(),

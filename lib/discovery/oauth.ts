@@ -8,7 +8,8 @@ import { ValidationError } from "@/lib/errors";
 import { productByPath } from "@/lib/catalog";
 import { usd6 } from "@/lib/payments/price";
 import { paymentOffer } from "@/lib/payments/offer";
-import { OAUTH_RESOURCE_PREFIX } from "@/lib/discovery/documents";
+import { OAUTH_RESOURCE_PREFIX, docUrl } from "@/lib/discovery/documents";
+import { freeEndpoint } from "@/lib/discovery/lookup";
 import { SERVICE, acceptedCredentials, paymentFacts } from "@/lib/discovery/service";
 
 /** A resource path under this service: segments of unreserved URL characters, no dot segments. */
@@ -39,12 +40,12 @@ function mechanism(base: string) {
       scheme: "exact",
       ...paymentFacts(),
       headers: { v2: "PAYMENT-SIGNATURE", v1: "X-PAYMENT" },
-      discovery: `${base}/.well-known/x402`,
-      manifest: `${base}/.well-known/x402-manifest.json`,
+      discovery: docUrl(base, "/.well-known/x402"),
+      manifest: docUrl(base, "/.well-known/x402-manifest.json"),
     },
     alternatives: {
       bundle_token: { header: "X-Bundle-Token", also: "Authorization: Bearer <token>", mcp_argument: "bundle_token" },
-      api_key: { header: "X-Api-Key", mcp_argument: "api_key", mint: `${base}/v1/free-key` },
+      api_key: { header: "X-Api-Key", mcp_argument: "api_key", mint: `${base}${freeEndpoint("/v1/free-key").path}` },
     },
   };
 }
@@ -56,7 +57,7 @@ export function protectedResourceMetadata(base: string, rest = ""): Record<strin
   return {
     resource,
     resource_name: product ? `${SERVICE.title}: ${product.title}` : SERVICE.title,
-    resource_documentation: `${base}/auth.md`,
+    resource_documentation: docUrl(base, "/auth.md"),
     authorization_servers: [base],
     bearer_methods_supported: ["header"],
     scopes_supported: [],
@@ -68,8 +69,8 @@ export function protectedResourceMetadata(base: string, rest = ""): Record<strin
           payment_offer: paymentOffer(product.httpPrice),
         }
       : {}),
-    openapi: `${base}/openapi.json`,
-    metadata_url: rest ? `${base}${OAUTH_RESOURCE_PREFIX}/${rest}` : `${base}${OAUTH_RESOURCE_PREFIX}`,
+    openapi: docUrl(base, "/openapi.json"),
+    metadata_url: rest ? `${base}${OAUTH_RESOURCE_PREFIX}/${rest}` : docUrl(base, OAUTH_RESOURCE_PREFIX),
   };
 }
 
@@ -77,7 +78,7 @@ export function protectedResourceMetadata(base: string, rest = ""): Record<strin
 export function authorizationServerMetadata(base: string): Record<string, unknown> {
   return {
     issuer: base,
-    service_documentation: `${base}/auth.md`,
+    service_documentation: docUrl(base, "/auth.md"),
     response_types_supported: [],
     grant_types_supported: [],
     token_endpoint_auth_methods_supported: ["none"],

@@ -24,7 +24,8 @@ import { FREE_KEY_PARAMS } from "@/lib/access/free-key";
 import { sampleSnapshotSchema } from "@/lib/market/xlm/snapshot";
 import { paymentOffer } from "@/lib/payments/offer";
 import { usd6, usdLabel } from "@/lib/payments/price";
-import { DISCOVERY_DOCUMENTS, type DiscoveryDocument } from "@/lib/discovery/documents";
+import { DISCOVERY_DOCUMENTS, docPath, type DiscoveryDocument } from "@/lib/discovery/documents";
+import { bundlePaths, freeEndpoint, productById } from "@/lib/discovery/lookup";
 import { REST_MAX_LENGTH, REST_PATTERN } from "@/lib/discovery/oauth";
 import { MCP_PATH_PARAM } from "@/lib/mcp/paths";
 import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paramDocs, paymentFacts } from "@/lib/discovery/service";
@@ -174,7 +175,7 @@ function discoveryOperation(d: DiscoveryDocument): Json {
   const templated = d.path.includes("{");
   const schema: Json = d.mediaType === "application/pdf" ? { type: "string", format: "binary" } : TEXT_TYPES.has(d.mediaType) ? { type: "string" } : { type: "object" };
   const content: Json = { [d.mediaType]: { schema } };
-  if (d.path === "/llms.txt") content["text/plain"] = { schema };
+  if (d.path === docPath("/llms.txt")) content["text/plain"] = { schema };
   const responses: Json = { "200": { description: d.title, headers: { "Cache-Control": ref("headers", "CacheControl") }, content } };
   if (templated) responses["422"] = ref("responses", "ValidationFailed");
   return {
@@ -190,52 +191,60 @@ function discoveryOperation(d: DiscoveryDocument): Json {
   };
 }
 
-/** /mcp and /mcp/{path} as lib/mcp/http.ts serves them (spec 4.4). */
+/** /mcp and /mcp/{path} as lib/mcp/http.ts serves them (spec 4.4: every method answers 200 JSON or 422). */
 function mcpOperations(templated: boolean): Json {
   const d = MCP_PATH_PARAM.doc;
+  const mcp = SERVICE.mcpPath;
   const parameter = templated
     ? { name: "path", in: "path", required: true, description: `${d.description} (slashes allowed).`, schema: { type: "string", pattern: d.pattern, maxLength: d.maxLength }, example: d.example }
     : { ...parameterOf("path", d), description: `${d.description} Empty: the MCP transport itself.` };
-  const err = (description: string) => ({ description, content: json(ref("schemas", "ErrorResponse")) });
-  const notAllowed = err(templated ? "Sub-paths are read-only views: only GET." : "Method not served: POST carries the MCP transport, GET describes it.");
   const transport = `The MCP tool interface: ${SERVICE.mcpTransport} transport (protocol ${SERVICE.mcpProtocolVersion}, server ${SERVICE.mcpServerVersion}), stateless. Paid tools take the credential as the tool argument payment, bundle_token or api_key and return the payment requirement as their result when it is missing; /.well-known/mcp.json lists the tools with prices.`;
-  const op = (m: string, summary: string, responses: Json, extra: Json = {}) => ({
+  const view = (what: string) => ({ description: what, content: json({ type: "object" }) });
+  const op = (m: string, summary: string, description: string, responses: Json, extra: Json = {}) => ({
     operationId: `mcp${templated ? "Path" : ""}${m[0]!.toUpperCase()}${m.slice(1)}`,
     summary,
-    description: transport,
+    description: `${description}\n\n${transport}`,
     tags: ["mcp"],
     parameters: [parameter],
     security: [],
     ...extra,
-    responses: { ...responses, "422": ref("responses", "ValidationFailed") },
+    responses: { ...responses, "404": ref("responses", "NotFound"), "422": ref("responses", "ValidationFailed") },
   });
+  const viewText = `The JSON view named by \`path\`: "tools" (every tool with its schemas, price and credentials) or "tools/{name}" (one tool with a ready-to-send tools/call body). Unknown views answer 404.`;
   if (templated) {
-    const out: Json = {
-      get: op("get", "MCP JSON view (tools, tools/{name})", { "200": { description: "JSON view of the server's tools.", content: json({ type: "object" }) }, "404": ref("responses", "NotFound") }),
-    };
-    for (const m of ["post", "put", "patch", "delete"]) out[m] = op(m, `MCP JSON view (${m.toUpperCase()}: not allowed)`, { "405": notAllowed, "404": ref("responses", "NotFound") });
-    return out;
+    const out: Json = {};
+    for (const m of ["get", "put", "patch", "delete"]) {
+      out[m] = op(m, `MCP JSON view (${m.toUpperCase()})`, `${viewText} Every method answers the same read-only view; nothing is changed.`, { "200": view("The JSON view.") });
+    }
+    out.post = op("post", "MCP JSON view (POST)", `${viewText} A JSON-RPC message POSTed here is answered with a JSON-RPC error (-32600) naming the transport URL ${mcp}; any other body gets the view.`, {
+      "200": view("The JSON view, or a JSON-RPC error object for a JSON-RPC message."),
+    });
+    return { get: out.get, post: out.post, put: out.put, patch: out.patch, delete: out.delete };
   }
+  const description = view("JSON description of the MCP server (name, version, transport, URL, tools with prices); with a non-empty `path`, that JSON view.");
   return {
-    get: op("get", "MCP server description", {
-      "200": { description: "JSON description of the MCP server (name, version, transport, tools with prices).", content: json({ type: "object" }) },
-      "405": err("Sent with Accept: text/event-stream: this stateless server offers no standalone SSE stream."),
-      "404": ref("responses", "NotFound"),
+    get: op("get", "MCP server description", "Describes the server (or, with `path`, a JSON view). An MCP client opening the optional standalone SSE stream (Accept: text/event-stream) gets 405: this stateless server offers none.", {
+      "200": description,
+      "405": { description: "Sent with Accept: text/event-stream: no standalone SSE stream on this stateless server (MCP clients carry on without one).", content: json(ref("schemas", "ErrorResponse")) },
     }),
     post: op(
       "post",
       "MCP JSON-RPC (streamable HTTP)",
+      "JSON-RPC 2.0 messages of the MCP protocol (initialize, tools/list, tools/call). With a non-empty `path`, the JSON view (a JSON-RPC message gets a -32600 error naming this URL).",
       {
-        "200": { description: "JSON-RPC response (application/json, or text/event-stream when the client accepts it).", content: { ...json({ type: "object" }), "text/event-stream": { schema: { type: "string" } } } },
+        "200": { description: "JSON-RPC response (application/json, or text/event-stream when the client accepts it). A failure inside the transport is a JSON-RPC error -32603 with this status; nothing is charged.", content: { ...json({ type: "object" }), "text/event-stream": { schema: { type: "string" } } } },
         "202": { description: "Notification accepted (no response body)." },
         "400": { description: "Not JSON or not a JSON-RPC 2.0 message (JSON-RPC error -32700 / -32600).", content: json({ type: "object" }) },
         "413": { description: "Body larger than the transport accepts (JSON-RPC error -32600).", content: json({ type: "object" }) },
+        "415": { description: "Content-Type is not application/json (JSON-RPC error).", content: json({ type: "object" }) },
       },
       { requestBody: { required: true, description: "JSON-RPC 2.0 message or batch (initialize, tools/list, tools/call).", content: json({ type: ["object", "array"] }) } },
     ),
-    put: op("put", "MCP endpoint (PUT: not allowed)", { "405": notAllowed }),
-    patch: op("patch", "MCP endpoint (PATCH: not allowed)", { "405": notAllowed }),
-    delete: op("delete", "MCP endpoint (DELETE: no session to end)", { "405": err("The server is stateless: there is no MCP session to terminate.") }),
+    put: op("put", "MCP server description (PUT)", "Nothing to replace: answers the same description as GET (or the JSON view named by `path`).", { "200": description }),
+    patch: op("patch", "MCP server description (PATCH)", "Nothing to modify: answers the same description as GET (or the JSON view named by `path`).", { "200": description }),
+    delete: op("delete", "End an MCP session (none to end)", "The server is stateless and issues no Mcp-Session-Id, so there is no session to terminate: the answer says so and nothing changes. With a non-empty `path`, the JSON view.", {
+      "200": view("Acknowledgement: `stateless: true`, `session_terminated: false`, a message (or the JSON view named by `path`)."),
+    }),
   };
 }
 
@@ -248,8 +257,8 @@ function components(products: readonly AnyProduct[]): Json {
     securitySchemes: {
       x402: { type: "apiKey", in: "header", name: "X-PAYMENT", description: "x402 v1 payment: base64 payment payload signed for one of the `accepts[]` of the 402 body (scheme exact, USDC via EIP-3009). Satisfies any paid operation." },
       x402v2: { type: "apiKey", in: "header", name: "PAYMENT-SIGNATURE", description: "x402 v2 payment: base64 payment payload signed for the requirement in the 402 `PAYMENT-REQUIRED` header. Satisfies any paid operation." },
-      ApiKeyAuth: { type: "apiKey", in: "header", name: "X-Api-Key", description: `Free-tier API key from GET /v1/free-key (${freeQuota()} calls per UTC day); covers the operations marked x-free-tier.` },
-      BundleToken: { type: "apiKey", in: "header", name: "X-Bundle-Token", description: "Prepaid bundle token from GET /v1/bundle or /v1/bundle/enterprise (also accepted as `Authorization: Bearer <token>`); each call consumes x-credits credits." },
+      ApiKeyAuth: { type: "apiKey", in: "header", name: "X-Api-Key", description: `Free-tier API key from GET ${freeEndpoint("/v1/free-key").path} (${freeQuota()} calls per UTC day); covers the operations marked x-free-tier.` },
+      BundleToken: { type: "apiKey", in: "header", name: "X-Bundle-Token", description: `Prepaid bundle token from GET ${bundlePaths().join(" or ")} (also accepted as \`Authorization: Bearer <token>\`); each call consumes x-credits credits.` },
       AdminBearer: { type: "http", scheme: "bearer", description: "ADMIN_TOKEN of the instance (internal endpoints only)." },
     },
     headers: {
@@ -364,7 +373,7 @@ function components(products: readonly AnyProduct[]): Json {
           version: str,
           network: str,
           endpoints: { type: "array", items: { type: "object", required: ["path", "price_usd", "network"], properties: { path: str, method: str, price_usd: str, network: str, tags: { type: "array", items: str }, tool: { type: ["object", "null"] }, params: { type: "array", items: { type: "object" } } } } },
-          attestation_public_key: { type: ["object", "string", "null"], description: "Ed25519 public key verifying /v1/attested-quote signatures (null when the database is unreachable)" },
+          attestation_public_key: { type: ["object", "string", "null"], description: `Ed25519 public key verifying ${productById("attested-quote").path} signatures (null when the database is unreachable)` },
         },
       },
       ...outputs,
@@ -389,7 +398,7 @@ function infoDescription(): string {
     SERVICE.description,
     "",
     "## Paying",
-    `Paid operations answer **402** without a credential. Pay per call with x402 (scheme \`exact\`, USDC on \`${pay.network}\`, asset \`${pay.asset.address}\`): sign the requirement from the \`PAYMENT-REQUIRED\` header and repeat with \`PAYMENT-SIGNATURE\` (v2), or sign one of the body's \`accepts[]\` and repeat with \`X-PAYMENT\` (v1). Alternatives: a prepaid bundle token (\`X-Bundle-Token\`) or a free-tier key (\`X-Api-Key\`, GET /v1/free-key).`,
+    `Paid operations answer **402** without a credential. Pay per call with x402 (scheme \`exact\`, USDC on \`${pay.network}\`, asset \`${pay.asset.address}\`): sign the requirement from the \`PAYMENT-REQUIRED\` header and repeat with \`PAYMENT-SIGNATURE\` (v2), or sign one of the body's \`accepts[]\` and repeat with \`X-PAYMENT\` (v1). Alternatives: a prepaid bundle token (\`X-Bundle-Token\`) or a free-tier key (\`X-Api-Key\`, GET ${freeEndpoint("/v1/free-key").path}).`,
     "",
     "Each paid operation declares its offer under `x-payment-info` (protocols, price with 6 decimals, offers[] with the amount in USDC base units), its MCP tool under `x-mcp-tool` and its bundle cost under `x-credits`.",
     "",
@@ -398,8 +407,8 @@ function infoDescription(): string {
   ].join("\n");
 }
 
-/** The OpenAPI document for the instance at `base`. */
-export function buildOpenApi(base: string): Json {
+/** Everything but `servers`: the catalog and configuration are fixed for the life of the process. */
+function buildCore(): Json {
   const products = paidProducts();
   const paths: Json = {};
   for (const p of products) paths[p.path] = { get: paidOperation(p) };
@@ -420,9 +429,22 @@ export function buildOpenApi(base: string): Json {
   return {
     openapi: SERVICE.openapiVersion,
     info: { title: SERVICE.title, version: SERVICE.apiVersion, summary: SERVICE.summary, description: infoDescription() },
-    servers: [{ url: base, description: "This instance" }],
     tags: tags(products),
     paths,
     components: components(products),
   };
+}
+
+let core: Json | undefined;
+
+/**
+ * The OpenAPI document for the instance at `base`. Only `servers` depends on the base
+ * URL, so the rest (about 175 KB) is built once and shared: a caller sending many
+ * different Host headers cannot make the process hold one copy per host.
+ * Callers must not mutate the result.
+ */
+export function buildOpenApi(base: string): Json {
+  core ??= buildCore();
+  const { openapi, info, ...rest } = core;
+  return { openapi, info, servers: [{ url: base, description: "This instance" }], ...rest };
 }

@@ -3,7 +3,9 @@
  * fonts (no font files: the text stays extractable), from the same sources as
  * /openapi.json. One section per operation: method, path, prices, accepted
  * credentials, parameters and a response summary (the 200 fields from the output
- * schema, then the error answers). Built once per process and base URL.
+ * schema, then the error answers). The /mcp operations are read from the OpenAPI
+ * document itself, one section per method and path. Kept for the few most recent base
+ * URLs (a small LRU), so requests with many different Host headers cannot grow memory.
  */
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from "pdf-lib";
 import type { AnyProduct } from "@/lib/catalog/types";
@@ -11,8 +13,9 @@ import type { ParamDoc } from "@/lib/catalog/params";
 import { FREE_ENDPOINTS, type FreeEndpoint } from "@/lib/catalog/free";
 import { FREE_KEY_PARAMS } from "@/lib/access/free-key";
 import { usdLabel } from "@/lib/payments/price";
-import { DISCOVERY_DOCUMENTS } from "@/lib/discovery/documents";
-import { jsonSchemaOf } from "@/lib/discovery/openapi";
+import { DISCOVERY_DOCUMENTS, docPath } from "@/lib/discovery/documents";
+import { freeEndpoint } from "@/lib/discovery/lookup";
+import { buildOpenApi, jsonSchemaOf } from "@/lib/discovery/openapi";
 import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paramDocs, paymentFacts } from "@/lib/discovery/service";
 import { toolList } from "@/lib/discovery/tools";
 
@@ -161,6 +164,36 @@ function freeSection(w: Writer, e: FreeEndpoint): void {
   w.space();
 }
 
+interface OpenApiOperation {
+  summary: string;
+  description: string;
+  parameters: Array<{ name: string; in: string; required: boolean; description: string }>;
+  responses: Record<string, { description?: string; $ref?: string }>;
+}
+
+/** Shared OpenAPI responses named by $ref, as the PDF words them. */
+const REF_ANSWERS: Record<string, string> = {
+  NotFound: "not found (code not_found)",
+  ValidationFailed: "invalid parameter (detail[] with loc, msg, type, input, ctx)",
+};
+
+function mcpSection(w: Writer, method: string, path: string, op: OpenApiOperation): void {
+  w.heading(`${method.toUpperCase()} ${path}`);
+  w.text(op.summary, { font: "bold" });
+  w.text(op.description.split("\n\n")[0]!);
+  w.text("Price: free (paid tools are paid per tools/call).", { indent: 10 });
+  w.text("Parameters:", { indent: 10, font: "bold" });
+  for (const p of op.parameters) w.text(`${p.name} (${p.in}, ${p.required ? "required" : "optional"}): ${p.description}`, { indent: 20 });
+  const answers = Object.entries(op.responses).map(([status, r]) => {
+    const name = r.$ref?.split("/").at(-1);
+    const text = r.description ?? (name ? REF_ANSWERS[name] : undefined);
+    if (!text) throw new Error(`no wording for response ${r.$ref} of ${method} ${path}`);
+    return `${status} ${text.replace(/\.$/, "")}`;
+  });
+  w.text(`Answers: ${answers.join("; ")}.`, { indent: 10 });
+  w.space();
+}
+
 async function build(base: string): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   doc.setTitle(`${SERVICE.title} API ${SERVICE.apiVersion}`);
@@ -185,8 +218,8 @@ async function build(base: string): Promise<Uint8Array> {
   w.text("No account is needed: payment is the credential. Any one of these satisfies a paid operation:");
   w.text(`- x402 per call: scheme exact, USDC on ${pay.network} (asset ${pay.asset.address}). A call without a credential answers 402 with the requirement; sign it and repeat with PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (v1). Settled only after the call succeeded.`, { indent: 10 });
   w.text("- Prepaid bundle token: header X-Bundle-Token (or Authorization: Bearer); each call consumes its credit cost.", { indent: 10 });
-  w.text(`- Free-tier API key: header X-Api-Key (GET /v1/free-key; ${freeQuota()} calls per UTC day on standard endpoints).`, { indent: 10 });
-  w.text("Each paid operation in /openapi.json declares its payment offer under x-payment-info.");
+  w.text(`- Free-tier API key: header X-Api-Key (GET ${freeEndpoint("/v1/free-key").path}; ${freeQuota()} calls per UTC day on standard endpoints).`, { indent: 10 });
+  w.text(`Each paid operation in ${docPath("/openapi.json")} declares its payment offer under x-payment-info.`);
 
   w.heading("Paid operations", 15);
   for (const p of paidProducts()) productSection(w, p);
@@ -203,7 +236,14 @@ async function build(base: string): Promise<Uint8Array> {
   }
 
   w.heading("MCP tool interface", 15);
-  w.text(`GET, POST, PUT, PATCH, DELETE /mcp and /mcp/{path}: MCP over ${SERVICE.mcpTransport}, protocol ${SERVICE.mcpProtocolVersion}. Paid tools take payment, bundle_token or api_key as arguments and return the payment requirement as their result when none is valid.`);
+  w.text(`MCP over ${SERVICE.mcpTransport} at ${base}${SERVICE.mcpPath}, protocol ${SERVICE.mcpProtocolVersion}. Paid tools take payment, bundle_token or api_key as arguments and return the payment requirement as their result when none is valid.`);
+  const paths = buildOpenApi(base).paths as Record<string, Record<string, OpenApiOperation>>;
+  for (const path of [SERVICE.mcpPath, `${SERVICE.mcpPath}/{path}`]) {
+    const item = paths[path];
+    if (!item) throw new Error(`OpenAPI has no ${path}`);
+    for (const [method, op] of Object.entries(item)) mcpSection(w, method, path, op);
+  }
+  w.heading("MCP tools", 13);
   for (const t of toolList()) {
     w.text(`${t.name} - ${t.free ? "free" : usdLabel(t.price)}${t.path ? ` - GET ${t.path}` : ""}`, { font: "bold", size: 9 });
     w.text(t.description, { indent: 10, size: 8.5 });
@@ -213,15 +253,27 @@ async function build(base: string): Promise<Uint8Array> {
   return doc.save();
 }
 
+/** Base URLs whose PDF is kept (one per configured or proxied host in practice). */
+export const PDF_CACHE_MAX = 4;
+
+/** Least-recently-used first (a Map iterates in insertion order). */
 const cache = new Map<string, Promise<Uint8Array>>();
 
-/** The PDF for the instance at `base` (built once per process). */
+/** The PDF for the instance at `base`, built once per base URL while it stays among the last PDF_CACHE_MAX used. */
 export function specPdf(base: string): Promise<Uint8Array> {
   let p = cache.get(base);
-  if (!p) {
+  if (p) {
+    cache.delete(base);
+  } else {
     p = build(base);
     p.catch(() => cache.delete(base));
-    cache.set(base, p);
   }
+  cache.set(base, p);
+  while (cache.size > PDF_CACHE_MAX) cache.delete(cache.keys().next().value!);
   return p;
+}
+
+/** How many PDFs are held (for the bound's test). */
+export function specPdfCacheSize(): number {
+  return cache.size;
 }

@@ -1,16 +1,19 @@
 /**
  * Route-handler factories for the discovery documents: build the document for the
- * request's base URL, answer with its media type, a public cache header and open CORS
+ * request's base URL, answer with its media type, a cache header and open CORS
  * (browser-based agents read these too). Any failure becomes the usual JSON error.
+ *
+ * The cache header is `public` only when the base URL is configured; a base derived
+ * from the request is `private` (see lib/http/base-url.ts), so no shared cache hands one
+ * caller's host to everyone.
  */
 import { errorResponse } from "@/lib/errors";
-import { baseUrl } from "@/lib/http/base-url";
+import { baseCacheHeaders, baseUrlInfo } from "@/lib/http/base-url";
 
 /** Seconds clients and shared caches may reuse a discovery document. */
 export const DOCUMENT_MAX_AGE = 300;
 
 const COMMON = {
-  "Cache-Control": `public, max-age=${DOCUMENT_MAX_AGE}`,
   "Access-Control-Allow-Origin": "*",
   "X-Content-Type-Options": "nosniff",
 };
@@ -20,8 +23,11 @@ type Handler = (req: Request) => Promise<Response>;
 function handler(route: string, make: (req: Request, base: string) => Promise<{ body: BodyInit; type: string; headers?: Record<string, string> }>): Handler {
   return async (req) => {
     try {
-      const { body, type, headers } = await make(req, baseUrl(req));
-      return new Response(body, { status: 200, headers: { ...COMMON, "Content-Type": type, ...headers } });
+      const info = baseUrlInfo(req);
+      const { body, type, headers = {} } = await make(req, info.base);
+      const cache = baseCacheHeaders(info, DOCUMENT_MAX_AGE);
+      const vary = [cache.Vary, headers.Vary].filter(Boolean).join(", ");
+      return new Response(body, { status: 200, headers: { ...COMMON, "Content-Type": type, ...cache, ...headers, ...(vary ? { Vary: vary } : {}) } });
     } catch (err) {
       return errorResponse(err, { route });
     }

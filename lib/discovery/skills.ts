@@ -6,7 +6,8 @@
  */
 import { createHash } from "node:crypto";
 import { usdLabel } from "@/lib/payments/price";
-import { SKILL_NAME } from "@/lib/discovery/documents";
+import { SKILL_NAME, docPath, docUrl } from "@/lib/discovery/documents";
+import { freeEndpoint } from "@/lib/discovery/lookup";
 import { SERVICE, paidProducts, paramDocs, paymentFacts } from "@/lib/discovery/service";
 import { toolList } from "@/lib/discovery/tools";
 
@@ -14,7 +15,7 @@ export const SKILL_DESCRIPTION =
   "Get crypto market intelligence (XLM sentiment, quotes and order book, arbitrage, multi-asset screens, breadth, gas, prediction markets, wallet intel, token safety, whale flow) from a pay-per-call API or MCP server, paying per call with x402 USDC, a prepaid bundle or a free-tier key. Use when an agent needs live crypto market data or trading signals.";
 
 export function skillPath(): string {
-  return `/.well-known/agent-skills/${SKILL_NAME}/SKILL.md`;
+  return docPath(`/.well-known/agent-skills/${SKILL_NAME}/SKILL.md`);
 }
 
 /** The SKILL.md document for the instance at `base`. */
@@ -40,13 +41,13 @@ export function skillMarkdown(base: string): string {
     "",
     "## When to use",
     "- You need live crypto market data or a trading signal (XLM sentiment, order book, arbitrage, screens, breadth, gas, prediction odds, wallet or token checks).",
-    `- Start free: MCP tool \`${free.map((t) => t.name).join("` / `")}\`, or \`GET ${base}/v1/sample\`.`,
+    `- Start free: MCP tool \`${free.map((t) => t.name).join("` / `")}\`, or \`GET ${base}${freeEndpoint("/v1/sample").path}\`.`,
     "",
     "## How to call",
-    `1. HTTP: \`GET ${base}<path>\` with the query parameters below. MCP: connect to \`${base}/mcp\` (streamable-http, protocol ${SERVICE.mcpProtocolVersion}) and call the tool.`,
+    `1. HTTP: \`GET ${base}<path>\` with the query parameters below. MCP: connect to \`${base}${SERVICE.mcpPath}\` (streamable-http, protocol ${SERVICE.mcpProtocolVersion}) and call the tool.`,
     "2. Without a credential a paid call answers **402** (MCP: the requirement is the tool result) with `endpoint`, `price` and `instruction`.",
     `3. Pay with x402 (scheme \`exact\`, USDC on \`${pay.network}\`): sign the requirement from the \`PAYMENT-REQUIRED\` header and repeat with \`PAYMENT-SIGNATURE\` (v2), or sign one of the body's \`accepts[]\` and send \`X-PAYMENT\` (v1). MCP: pass the payload as the \`payment\` argument.`,
-    "4. Or use a prepaid bundle token (`X-Bundle-Token` / `bundle_token`) or a free-tier key (`X-Api-Key` / `api_key`, mint one with `GET /v1/free-key` or `get_free_api_key`).",
+    `4. Or use a prepaid bundle token (\`X-Bundle-Token\` / \`bundle_token\`) or a free-tier key (\`X-Api-Key\` / \`api_key\`, mint one with \`GET ${freeEndpoint("/v1/free-key").path}\` or \`get_free_api_key\`).`,
     "5. Nothing is charged when a call fails (422 invalid parameter, 503 upstream down: retry after `Retry-After`).",
     "",
     "## Endpoints",
@@ -55,10 +56,10 @@ export function skillMarkdown(base: string): string {
     ...rows,
     "",
     "## References",
-    `- OpenAPI: ${base}/openapi.json`,
-    `- MCP tools: ${base}/.well-known/mcp.json`,
-    `- Payment requirements: ${base}/.well-known/x402-manifest.json`,
-    `- Auth guide: ${base}/auth.md`,
+    `- OpenAPI: ${docUrl(base, "/openapi.json")}`,
+    `- MCP tools: ${docUrl(base, "/.well-known/mcp.json")}`,
+    `- Payment requirements: ${docUrl(base, "/.well-known/x402-manifest.json")}`,
+    `- Auth guide: ${docUrl(base, "/auth.md")}`,
     "",
   ].join("\n");
 }

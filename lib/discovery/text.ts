@@ -5,7 +5,8 @@
  */
 import { PUBLIC_FREE_ENDPOINTS } from "@/lib/catalog/free";
 import { usdLabel } from "@/lib/payments/price";
-import { DISCOVERY_DOCUMENTS } from "@/lib/discovery/documents";
+import { DISCOVERY_DOCUMENTS, docPath } from "@/lib/discovery/documents";
+import { freeEndpoint, productById } from "@/lib/discovery/lookup";
 import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paramDocs, paymentFacts, priceLine } from "@/lib/discovery/service";
 import { toolList } from "@/lib/discovery/tools";
 import type { AnyProduct } from "@/lib/catalog/types";
@@ -21,12 +22,13 @@ function paramsText(p: AnyProduct): string {
 /** /llms.txt */
 export function llmsTxt(base: string): string {
   const pay = paymentFacts();
+  const freeKey = freeEndpoint("/v1/free-key").path;
   const lines = [
     `# ${SERVICE.title}`,
     "",
     `> ${SERVICE.description}`,
     "",
-    `Base URL: ${base}. MCP server: ${base}/mcp (${SERVICE.mcpTransport}, protocol ${SERVICE.mcpProtocolVersion}). Payment: x402 scheme exact, USDC on ${pay.network} (asset ${pay.asset.address}); or a prepaid bundle token (X-Bundle-Token) or a free-tier key (X-Api-Key). No account needed. Paid calls without a credential answer 402 with the payment requirement (endpoint, price, instruction); nothing is charged when a call fails.`,
+    `Base URL: ${base}. MCP server: ${base}${SERVICE.mcpPath} (${SERVICE.mcpTransport}, protocol ${SERVICE.mcpProtocolVersion}). Payment: x402 scheme exact, USDC on ${pay.network} (asset ${pay.asset.address}); or a prepaid bundle token (X-Bundle-Token) or a free-tier key (X-Api-Key). No account needed. Paid calls without a credential answer 402 with the payment requirement (endpoint, price, instruction); nothing is charged when a call fails.`,
     "",
     "## Paid HTTP endpoints",
     "",
@@ -45,13 +47,13 @@ export function llmsTxt(base: string): string {
     "",
     `- x402 v2: read the base64 PAYMENT-REQUIRED header of the 402, sign it (EIP-3009 transferWithAuthorization of USDC on ${pay.network}) and repeat the request with PAYMENT-SIGNATURE.`,
     "- x402 v1: sign one of the 402 body's accepts[] and repeat the request with X-PAYMENT.",
-    "- Bundle: buy credits once (GET /v1/bundle, paid with x402) and send the token as X-Bundle-Token; each call consumes its credit cost.",
-    `- Free tier: GET /v1/free-key, then send X-Api-Key on standard endpoints (${freeQuota()} calls per UTC day).`,
+    `- Bundle: buy credits once (GET ${productById("bundle").path}, paid with x402) and send the token as X-Bundle-Token; each call consumes its credit cost.`,
+    `- Free tier: GET ${freeKey}, then send X-Api-Key on standard endpoints (${freeQuota()} calls per UTC day).`,
     "- MCP: pass payment, bundle_token or api_key as tool arguments.",
     "",
     "## Discovery documents",
     "",
-    ...DISCOVERY_DOCUMENTS.filter((d) => !d.path.includes("{") && d.path !== "/llms.txt").map((d) => `- [${d.title}](${base}${d.path}): ${d.description}`),
+    ...DISCOVERY_DOCUMENTS.filter((d) => !d.path.includes("{") && d.path !== docPath("/llms.txt")).map((d) => `- [${d.title}](${base}${d.path}): ${d.description}`),
     "",
   ];
   return lines.join("\n");
@@ -69,12 +71,12 @@ export function agentsTxt(base: string): string {
     line("Description", SERVICE.description),
     line("Base-URL", base),
     line("API-Version", SERVICE.apiVersion),
-    line("MCP-Endpoint", `${base}/mcp`),
+    line("MCP-Endpoint", `${base}${SERVICE.mcpPath}`),
     line("MCP-Transport", SERVICE.mcpTransport),
     line("MCP-Protocol-Version", SERVICE.mcpProtocolVersion),
     line("Authentication", "none (no account); payment is the credential"),
     line("Payment", `x402 exact, USDC on ${pay.network}, asset ${pay.asset.address}; headers PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1)`),
-    line("Alternatives", `X-Bundle-Token (prepaid bundle), X-Api-Key (free tier, GET /v1/free-key, ${freeQuota()} calls per UTC day)`),
+    line("Alternatives", `X-Bundle-Token (prepaid bundle), X-Api-Key (free tier, GET ${freeEndpoint("/v1/free-key").path}, ${freeQuota()} calls per UTC day)`),
     line("Free", [...PUBLIC_FREE_ENDPOINTS.map((e) => e.path), ...toolList().filter((t) => t.free).map((t) => `mcp:${t.name}`)].join(", ")),
     "",
     "# Paid endpoints: METHOD PATH | HTTP price USD | MCP tool and price | parameters",

@@ -6,7 +6,7 @@
  * internal endpoints are disallowed.
  */
 import { FREE_ENDPOINTS, PUBLIC_FREE_ENDPOINTS } from "@/lib/catalog/free";
-import { DISCOVERY_DOCUMENTS } from "@/lib/discovery/documents";
+import { DISCOVERY_DOCUMENTS, docUrl } from "@/lib/discovery/documents";
 import { paidProducts } from "@/lib/discovery/service";
 
 export const CONTENT_SIGNAL = "search=yes, ai-input=yes, ai-train=no";
@@ -25,7 +25,7 @@ export function robotsTxt(base: string): string {
     "Allow: /",
     ...FREE_ENDPOINTS.filter((e) => e.internal).map((e) => `Disallow: ${e.path}`),
     "",
-    `Sitemap: ${base}/sitemap.xml`,
+    `Sitemap: ${docUrl(base, "/sitemap.xml")}`,
     "",
   ].join("\n");
 }

@@ -11,10 +11,12 @@ import { paymentOffer } from "@/lib/payments/offer";
 import { buildRequirements } from "@/lib/payments/x402/codec";
 import { usd6 } from "@/lib/payments/price";
 import { SERVICE, paidProducts, paramDocs, paymentFacts } from "@/lib/discovery/service";
+import { docUrl } from "@/lib/discovery/documents";
+import { freeEndpoint } from "@/lib/discovery/lookup";
 
 function instructions(base: string): string {
   const pay = paymentFacts();
-  return `Every resource is a GET that answers HTTP 402 until paid (after its query parameters validate). Pay per call with x402 (scheme exact, USDC on ${pay.network}): sign the requirement from the PAYMENT-REQUIRED header and repeat the request with PAYMENT-SIGNATURE (v2), or sign one of the body's accepts[] and send X-PAYMENT (v1). Prices and requirements: ${base}/.well-known/x402-manifest.json. Alternatives: prepaid bundle token (X-Bundle-Token) or free-tier key (X-Api-Key from ${base}/v1/free-key).`;
+  return `Every resource is a GET that answers HTTP 402 until paid (after its query parameters validate). Pay per call with x402 (scheme exact, USDC on ${pay.network}): sign the requirement from the PAYMENT-REQUIRED header and repeat the request with PAYMENT-SIGNATURE (v2), or sign one of the body's accepts[] and send X-PAYMENT (v1). Prices and requirements: ${docUrl(base, "/.well-known/x402-manifest.json")}. Alternatives: prepaid bundle token (X-Bundle-Token) or free-tier key (X-Api-Key from ${base}${freeEndpoint("/v1/free-key").path}).`;
 }
 
 /** /.well-known/x402 */
@@ -24,8 +26,8 @@ export function x402Discovery(base: string): Record<string, unknown> {
     x402Version: 2,
     resources: paidProducts().map((p) => `${base}${p.path}`),
     instructions: instructions(base),
-    manifest: `${base}/.well-known/x402-manifest.json`,
-    openapi: `${base}/openapi.json`,
+    manifest: docUrl(base, "/.well-known/x402-manifest.json"),
+    openapi: docUrl(base, "/openapi.json"),
   };
 }
 
@@ -63,10 +65,10 @@ export function x402Manifest(base: string): Record<string, unknown> {
       accepts: buildRequirements(p.httpPrice),
       payment_offer: paymentOffer(p.httpPrice),
       input: { type: "http", method: "GET", queryParams: queryParams(p) },
-      output_schema: `${base}/openapi.json#/paths/${p.path.replaceAll("~", "~0").replaceAll("/", "~1")}/get/responses/200`,
+      output_schema: `${docUrl(base, "/openapi.json")}#/paths/${p.path.replaceAll("~", "~0").replaceAll("/", "~1")}/get/responses/200`,
       tool: p.tool ? { name: p.tool.name, price_usd: usd6(p.tool.price) } : null,
       tags: p.tags,
     })),
-    documents: { discovery: `${base}/.well-known/x402`, manifest: `${base}/v1/manifest`, openapi: `${base}/openapi.json` },
+    documents: { discovery: docUrl(base, "/.well-known/x402"), manifest: `${base}${freeEndpoint("/v1/manifest").path}`, openapi: docUrl(base, "/openapi.json") },
   };
 }

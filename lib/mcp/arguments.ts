@@ -8,6 +8,7 @@
 import { paramsSchema, type ParamDoc, type ParamSet } from "@/lib/catalog/params";
 import { toValidationIssues } from "@/lib/catalog/validate";
 import { ValidationError, type ValidationIssue } from "@/lib/errors";
+import { freeEndpoint, productById } from "@/lib/discovery/lookup";
 import { MCP_MAX_CREDENTIAL_CHARS } from "@/lib/mcp/info";
 
 export type JsonSchema = Record<string, unknown>;
@@ -18,12 +19,17 @@ export type CredentialArgs = { [K in (typeof CREDENTIAL_ARGS)[number]]?: string 
 
 const WHERE = "arguments";
 
-const CREDENTIAL_DOCS: Record<(typeof CREDENTIAL_ARGS)[number], string> = {
-  payment:
-    'x402 payment for exactly this tool\'s price: base64 of an x402 v2 PaymentPayload (v1 accepted) signed against accepts[] of the payment requirement this tool returns without credentials. The payload object may instead be sent in _meta["x402/payment"].',
-  bundle_token: "Prepaid bundle token (from buy_call_credits_bundle or GET /v1/bundle); the call consumes its credits.",
-  api_key: "Free-tier API key (from get_free_api_key or GET /v1/free-key); covers standard tools within its daily quota.",
-};
+/** Read lazily: the catalog is imported by modules this one serves. */
+function credentialDocs(): Record<(typeof CREDENTIAL_ARGS)[number], string> {
+  const bundle = productById("bundle");
+  if (!bundle.tool) throw new Error("the bundle product has no MCP tool");
+  return {
+    payment:
+      'x402 payment for exactly this tool\'s price: base64 of an x402 v2 PaymentPayload (v1 accepted) signed against accepts[] of the payment requirement this tool returns without credentials. The payload object may instead be sent in _meta["x402/payment"].',
+    bundle_token: `Prepaid bundle token (from ${bundle.tool.name} or GET ${bundle.path}); the call consumes its credits.`,
+    api_key: `Free-tier API key (from get_free_api_key or GET ${freeEndpoint("/v1/free-key").path}); covers standard tools within its daily quota.`,
+  };
+}
 
 /** JSON Schema of one catalog parameter as an MCP string argument. */
 function argumentSchema(doc: ParamDoc): JsonSchema {
@@ -49,8 +55,9 @@ export function inputSchemaFor(params: ParamSet, paid: boolean): JsonSchema {
     if (p.doc.required) required.push(name);
   }
   if (paid) {
+    const docs = credentialDocs();
     for (const name of CREDENTIAL_ARGS) {
-      properties[name] = { anyOf: [{ type: "string", maxLength: MCP_MAX_CREDENTIAL_CHARS }, { type: "null" }], default: null, description: CREDENTIAL_DOCS[name] };
+      properties[name] = { anyOf: [{ type: "string", maxLength: MCP_MAX_CREDENTIAL_CHARS }, { type: "null" }], default: null, description: docs[name] };
     }
   }
   return { type: "object", properties, ...(required.length ? { required } : {}), additionalProperties: false };

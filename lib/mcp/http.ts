@@ -1,16 +1,25 @@
 /**
- * HTTP in front of the MCP transport, for /mcp and /mcp/{path} (spec 4.4), every method:
+ * HTTP in front of the MCP transport, for /mcp and /mcp/{path} (spec 4.4: GET, POST, PUT,
+ * PATCH and DELETE answer 200 JSON, or 422 for an invalid `path`):
  *
  * - POST /mcp: MCP JSON-RPC over streamable HTTP. The body is read here first, bounded
  *   (413 over MCP_MAX_BODY_BYTES), parsed (400 / -32700) and shape-checked as JSON-RPC 2.0
- *   (400 / -32600), so malformed traffic gets a JSON-RPC error before the SDK sees it.
+ *   (400 / -32600), so malformed traffic gets a JSON-RPC error before the SDK sees it;
+ *   these statuses are what MCP clients expect from a streamable-HTTP server. A crash
+ *   inside the transport answers 200 with a JSON-RPC -32603 error for the request's id:
+ *   the client's pending call fails with a JSON-RPC error it can read instead of a bare
+ *   HTTP failure, and nothing ran to completion, so nothing was charged.
  * - GET /mcp: with `Accept: text/event-stream` (an MCP client opening the optional
  *   standalone SSE stream) 405, which is how a stateless streamable-HTTP server says it
- *   offers none; otherwise 200 JSON describing the server.
- * - GET /mcp/{path} and GET /mcp?path=: JSON views (lib/mcp/paths.ts); 404 JSON when unknown.
- * - DELETE /mcp: 405 — the server is stateless, there is no session to terminate (MCP
- *   clients treat 405 on DELETE as "nothing to end").
- * - PUT, PATCH (and POST on a sub-path): 405 JSON with Allow.
+ *   offers none (the official SDK client treats 405 as "no stream" and carries on);
+ *   otherwise 200 JSON describing the server. PUT and PATCH answer the same description.
+ * - DELETE /mcp: 200 JSON acknowledging that there is no session to end (the server is
+ *   stateless and never issues an Mcp-Session-Id).
+ * - /mcp/{path} and /mcp?path=<view>: the JSON view (lib/mcp/paths.ts) on every method. A
+ *   JSON-RPC message POSTed to a view gets a JSON-RPC error pointing at /mcp, so an MCP
+ *   client configured with the wrong URL fails with a readable message. Unknown views are
+ *   404 JSON on every method: answering 200 for a resource that does not exist would hide
+ *   a typo in a tool name.
  * - An invalid `path` value: 422 (spec 2.6) on every method, loc ["query","path"] or ["path","path"].
  * Nothing here answers HTML or a bare 500.
  */
@@ -20,7 +29,7 @@ import { ApiError, errorResponse, jsonResponse } from "@/lib/errors";
 import { baseUrl } from "@/lib/http/base-url";
 import { log } from "@/lib/log";
 import { MCP_MAX_BODY_BYTES, MCP_PATH } from "@/lib/mcp/info";
-import { MCP_PATH_PARAM, pathView } from "@/lib/mcp/paths";
+import { MCP_PATH_PARAM, pathView, sessionEnd } from "@/lib/mcp/paths";
 import { mcpTransportHandler } from "@/lib/mcp/server";
 
 /** Browser-based MCP clients (e.g. the Inspector UI) call cross-origin; credentials travel in the body, never in cookies. */
@@ -29,8 +38,8 @@ const CORS: Record<string, string> = {
   "Access-Control-Expose-Headers": "Mcp-Session-Id, Mcp-Protocol-Version, Allow",
 };
 
-const TRANSPORT_ALLOW = "GET, POST, OPTIONS";
-const VIEW_ALLOW = "GET, OPTIONS";
+/** Every method spec 4.4 declares, on /mcp and /mcp/{path} alike. */
+const ALLOW = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
 
 const pathSchema = paramsSchema({ path: MCP_PATH_PARAM });
 
@@ -54,9 +63,11 @@ export function jsonRpcError(status: number, code: number, message: string, id: 
   });
 }
 
-function methodNotAllowed(method: string, allow: string, why: string): Response {
-  return errorResponse(new ApiError("method_not_allowed", `${method} is not allowed here: ${why}`, { headers: { Allow: allow } }));
+function methodNotAllowed(method: string, why: string): Response {
+  return errorResponse(new ApiError("method_not_allowed", `${method} is not allowed here: ${why}`, { headers: { Allow: ALLOW } }));
 }
+
+const NO_STORE = { "Cache-Control": "no-store" };
 
 /** Reads at most `max` bytes; null when the body is larger. */
 async function readBounded(req: Request, max: number): Promise<string | null> {
@@ -96,7 +107,28 @@ function jsonRpcProblem(m: unknown): string | null {
   return 'a request needs "method"; a response needs "id" and "result" or "error"';
 }
 
-async function serveTransport(req: Request): Promise<Response> {
+/** The first id of a JSON-RPC message or batch, for an error answering it. */
+function firstId(body: unknown): string | number | null {
+  const first = Array.isArray(body) ? body.find((m) => isObject(m) && isId(m.id)) : body;
+  return isObject(first) && isId(first.id) ? first.id : null;
+}
+
+/** Whether `text` is a JSON-RPC 2.0 message or batch (a misdirected MCP client). */
+function jsonRpcBody(text: string | null): unknown {
+  if (!text) return undefined;
+  try {
+    const body: unknown = JSON.parse(text);
+    const messages = Array.isArray(body) ? body : [body];
+    return messages.length > 0 && messages.every((m) => jsonRpcProblem(m) === null) ? body : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Web-standard MCP transport (Request → Response). */
+export type Transport = (req: Request) => Promise<Response>;
+
+async function serveTransport(req: Request, transport: Transport): Promise<Response> {
   const text = await readBounded(req, MCP_MAX_BODY_BYTES).catch(() => undefined);
   if (text === undefined) return jsonRpcError(400, -32700, "Parse error: the request body could not be read.");
   if (text === null) return jsonRpcError(413, -32600, `Request body too large: at most ${MCP_MAX_BODY_BYTES} bytes.`);
@@ -114,10 +146,10 @@ async function serveTransport(req: Request): Promise<Response> {
   }
   const forwarded = new Request(req.url, { method: "POST", headers: req.headers, body: text, signal: req.signal });
   try {
-    return await mcpTransportHandler(forwarded);
+    return await transport(forwarded);
   } catch (err) {
     log.error("mcp.transport_error", { message: (err as Error)?.message });
-    return jsonRpcError(500, -32603, "Internal error.", isObject(body) && isId(body.id) ? body.id : null);
+    return jsonRpcError(200, -32603, "Internal error: the MCP transport failed; nothing was charged. Retry the request.", firstId(body));
   }
 }
 
@@ -127,9 +159,9 @@ function wantsEventStream(req: Request): boolean {
 
 /**
  * Serves /mcp (`segments` null; `path` from the query) and /mcp/{path} (`segments` from
- * the route).
+ * the route). `transport` is the MCP handler (a parameter so a test can make it fail).
  */
-export async function serveMcp(req: Request, segments: string[] | null): Promise<Response> {
+export async function serveMcp(req: Request, segments: string[] | null, transport: Transport = mcpTransportHandler): Promise<Response> {
   const method = req.method.toUpperCase();
   try {
     if (method === "OPTIONS") {
@@ -137,37 +169,40 @@ export async function serveMcp(req: Request, segments: string[] | null): Promise
         status: 204,
         headers: {
           ...CORS,
-          "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS",
+          "Access-Control-Allow-Methods": ALLOW,
           "Access-Control-Allow-Headers": "Content-Type, Accept, Authorization, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-Id",
           "Access-Control-Max-Age": "86400",
-          Allow: segments ? VIEW_ALLOW : `${TRANSPORT_ALLOW}, DELETE`,
+          Allow: ALLOW,
         },
       });
     }
     const url = new URL(req.url);
     const raw = segments ? segments.join("/") : (url.searchParams.get("path") ?? undefined);
     const { path } = validateOrThrow(pathSchema, { path: raw }, segments ? "path" : "query");
+    const base = baseUrl(req);
 
     if (path === "") {
       switch (method) {
         case "POST":
-          return withCors(await serveTransport(req));
-        case "GET":
-        case "HEAD":
-          if (wantsEventStream(req)) {
-            return withCors(methodNotAllowed(method, TRANSPORT_ALLOW, "this stateless server offers no standalone SSE stream; POST JSON-RPC messages instead."));
-          }
-          return withCors(jsonResponse(pathView("", baseUrl(req)), { headers: { "Cache-Control": "no-store" } }));
+          return withCors(await serveTransport(req, transport));
         case "DELETE":
-          return withCors(methodNotAllowed(method, TRANSPORT_ALLOW, "the server is stateless; there is no MCP session to terminate."));
+          return withCors(jsonResponse(sessionEnd(base), { headers: NO_STORE }));
         default:
-          return withCors(methodNotAllowed(method, TRANSPORT_ALLOW, `POST JSON-RPC messages to ${MCP_PATH}, or GET it for a description.`));
+          if ((method === "GET" || method === "HEAD") && wantsEventStream(req)) {
+            return withCors(methodNotAllowed(method, "this stateless server offers no standalone SSE stream; POST JSON-RPC messages instead."));
+          }
+          return withCors(jsonResponse(pathView("", base), { headers: NO_STORE }));
       }
     }
-    // Sub-paths are read-only views; an unknown one is 404 whatever the method.
-    const view = pathView(path, baseUrl(req));
-    if (method !== "GET" && method !== "HEAD") return withCors(methodNotAllowed(method, VIEW_ALLOW, `${MCP_PATH}/${path} is a read-only view; the MCP transport is POST ${MCP_PATH}.`));
-    return withCors(jsonResponse(view, { headers: { "Cache-Control": "no-store" } }));
+    // A sub-path is a JSON view whatever the method; an unknown one is 404.
+    const view = pathView(path, base);
+    if (method === "POST") {
+      const rpc = jsonRpcBody(await readBounded(req, MCP_MAX_BODY_BYTES).catch(() => null));
+      if (rpc !== undefined) {
+        return withCors(jsonRpcError(200, -32600, `Invalid Request: ${MCP_PATH}/${path} is a JSON view, not the MCP transport. POST JSON-RPC messages to ${base}${MCP_PATH}.`, firstId(rpc)));
+      }
+    }
+    return withCors(jsonResponse(view, { headers: NO_STORE }));
   } catch (err) {
     return withCors(errorResponse(err, { route: "mcp", method }));
   }

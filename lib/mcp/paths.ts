@@ -1,8 +1,8 @@
 /**
- * JSON answers of the tool-interface proxy paths (spec 4.4): `GET /mcp` (plain, not an
- * SSE request), `GET /mcp/{path}` and `GET /mcp?path=...`. They describe the server
- * and its tools for agents and humans that are not (yet) MCP clients; everything comes
- * from the same tool definitions the MCP server registers.
+ * JSON answers of the tool-interface proxy paths (spec 4.4): `/mcp` (anything but a
+ * JSON-RPC POST or an SSE GET), `/mcp/{path}` and `/mcp?path=...`, on every method. They
+ * describe the server and its tools for agents and humans that are not (yet) MCP
+ * clients; everything comes from the same tool definitions the MCP server registers.
  *
  *   ""              server description (name, version, transport, URL, tools with prices)
  *   "tools"         every tool with its schemas, price and accepted credentials
@@ -11,6 +11,7 @@
 import { stringParam } from "@/lib/catalog/params";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
+import { docUrl } from "@/lib/discovery/documents";
 import { usdLabel } from "@/lib/payments/price";
 import { CREDENTIAL_ARGS } from "@/lib/mcp/arguments";
 import { MCP_INSTRUCTIONS, MCP_PATH, MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO, MCP_SPEC_PROTOCOL_VERSION, MCP_TRANSPORT } from "@/lib/mcp/info";
@@ -83,7 +84,7 @@ export function serverDescription(base: string) {
     stateless: true,
     protocol_version: MCP_SPEC_PROTOCOL_VERSION,
     protocol_versions: MCP_PROTOCOL_VERSIONS,
-    usage: `POST JSON-RPC 2.0 messages (initialize, tools/list, tools/call) to ${base}${MCP_PATH} with Content-Type: application/json and Accept: application/json, text/event-stream. No session, no standalone SSE stream (GET with Accept: text/event-stream answers 405).`,
+    usage: `POST JSON-RPC 2.0 messages (initialize, tools/list, tools/call) to ${base}${MCP_PATH} with Content-Type: application/json and Accept: application/json, text/event-stream. No session (DELETE has nothing to end), no standalone SSE stream (GET with Accept: text/event-stream answers 405).`,
     instructions: MCP_INSTRUCTIONS,
     payment: { protocol: "x402", scheme: "exact", network: cfg.X402_NETWORK, asset: cfg.USDC_ADDRESS, pay_to: cfg.PAY_TO_ADDRESS ?? null },
     tool_count: mcpTools().length,
@@ -91,8 +92,18 @@ export function serverDescription(base: string) {
     links: {
       tools: `${base}${MCP_PATH}/tools`,
       tool: `${base}${MCP_PATH}/tools/{name}`,
-      server_card: `${base}/.well-known/mcp/server-card.json`,
+      server_card: docUrl(base, "/.well-known/mcp/server-card.json"),
     },
+  };
+}
+
+/** DELETE /mcp: the acknowledgement that a stateless server has no session to end. */
+export function sessionEnd(base: string) {
+  return {
+    url: `${base}${MCP_PATH}`,
+    stateless: true,
+    session_terminated: false,
+    message: "This MCP server is stateless: it issues no Mcp-Session-Id, so there is no session to terminate. Nothing was changed.",
   };
 }
 

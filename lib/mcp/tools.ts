@@ -2,18 +2,20 @@
  * The 18 MCP tools (spec 4.5), generated from the catalog: the two free tools
  * (get_xlm_sentiment, get_free_api_key) and one paid tool per catalog product that
  * declares `tool` (name, title, tool price). Descriptions state the price, input
- * schemas come from the products' parameter docs, output schemas from their zod output.
+ * schemas come from the products' parameter docs, output schemas from their zod output
+ * (for paid tools: that, or the payment requirement, which an isError result carries as
+ * structured content).
  * A paid call passes through the same access gate and handler as the HTTP path, at the
  * tool price.
  */
 import { z } from "zod";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/server";
-import { PRODUCTS, productByPath } from "@/lib/catalog";
-import { FREE_ENDPOINTS } from "@/lib/catalog/free";
+import { PRODUCTS } from "@/lib/catalog";
+import { freeEndpoint, productById } from "@/lib/discovery/lookup";
 import type { AnyProduct } from "@/lib/catalog/types";
 import { toolTitle } from "@/lib/catalog/types";
 import { runProduct } from "@/lib/catalog/run";
-import { credentialFromToolArgs } from "@/lib/access/credentials";
+import { MCP_PAYMENT_META_KEY, credentialFromToolArgs } from "@/lib/access/credentials";
 import { runGated } from "@/lib/access/gate";
 import { FREE_KEY_PARAMS, mintFreeKey } from "@/lib/access/free-key";
 import { xlmSnapshot, xlmSnapshotSchema } from "@/lib/market/xlm/snapshot";
@@ -24,7 +26,7 @@ import { usdLabel } from "@/lib/payments/price";
 import { clientIp } from "@/lib/http/client-ip";
 import { baseUrl } from "@/lib/http/base-url";
 import { inputSchemaFor, parseArguments, type JsonSchema } from "@/lib/mcp/arguments";
-import { accessMeta, okResult, resultForError } from "@/lib/mcp/results";
+import { accessMeta, okResult, paidOutputSchema, resultForError } from "@/lib/mcp/results";
 import { MCP_PATH } from "@/lib/mcp/info";
 
 /** What a tool call knows about its transport. */
@@ -82,7 +84,7 @@ function paidTool(p: AnyProduct): McpToolDef {
     endpoint: p.path,
     product: p,
     inputSchema: inputSchemaFor(p.params, true),
-    outputSchema: outputJsonSchema(p.output),
+    outputSchema: paidOutputSchema(outputJsonSchema(p.output)),
     annotations:
       p.kind === "bundle"
         ? { title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true }
@@ -90,7 +92,7 @@ function paidTool(p: AnyProduct): McpToolDef {
     call: async (args, ctx) => {
       try {
         const { params, credentials } = parseArguments(p.params, true, args);
-        const credential = credentialFromToolArgs(credentials, ctx.meta?.["x402/payment"]);
+        const credential = credentialFromToolArgs(credentials, ctx.meta?.[MCP_PAYMENT_META_KEY]);
         const { value, headers } = await runGated(
           {
             product: p,
@@ -114,11 +116,11 @@ function paidTool(p: AnyProduct): McpToolDef {
 const SNAPSHOT_TTL_MS = 15_000;
 
 function sentimentTool(): McpToolDef {
-  const full = productByPath("/v1/sentiment");
+  const full = productById("sentiment");
   return {
     name: "get_xlm_sentiment",
     title: "XLM sentiment snapshot (free)",
-    description: `Free, no arguments. ${full?.description ?? "Composite XLM sentiment in [-1, 1] (positive = bullish)."} Returned as a JSON string (also as structuredContent): sentiment, sentiment_source, components, price_usd, mid, spread_pct, ts.`,
+    description: `Free, no arguments. ${full.description} Returned as a JSON string (also as structuredContent): sentiment, sentiment_source, components, price_usd, mid, spread_pct, ts.`,
     price: "0",
     free: true,
     endpoint: null,
@@ -144,14 +146,14 @@ function sentimentTool(): McpToolDef {
 }
 
 function freeKeyTool(): McpToolDef {
-  const http = FREE_ENDPOINTS.find((e) => e.path === "/v1/free-key");
+  const http = freeEndpoint("/v1/free-key");
   return {
     name: "get_free_api_key",
     title: "Free-tier API key (free)",
-    description: `Free. ${http?.description ?? "Mints a free-tier API key, shown once."} Pass it as the "api_key" argument of standard tools. Optional "email" is recorded with the key. Same as GET /v1/free-key; minting is rate-limited per client address.`,
+    description: `Free. ${http.description} Pass it as the "api_key" argument of standard tools. Optional "email" is recorded with the key. Same as GET ${http.path}; minting is rate-limited per client address.`,
     price: "0",
     free: true,
-    endpoint: http?.path ?? null,
+    endpoint: http.path,
     product: null,
     inputSchema: inputSchemaFor(FREE_KEY_PARAMS, false),
     outputSchema: null,

@@ -7,9 +7,15 @@
  * - a walk over the catalog checks every document against it: each paid path with its
  *   price in OpenAPI, /v1/manifest, the x402 documents, llms.txt, agents.txt, the
  *   sitemap and the cards; the MCP cards against a live tools/list;
- * - every path any document names is served (paid ones answer 402 without credentials).
+ * - every path any document names (absolute URLs, "METHOD /path" mentions, relative
+ *   path fields of the JSON documents, the PDF's text, OpenAPI operations) answers with
+ *   its documented status: 402 for paid paths, 200 otherwise (400 for /v1/usage without
+ *   a credential), a status the OpenAPI operation declares;
+ * - the base URL comes from the request's Host, never from a spoofed X-Forwarded-Host,
+ *   and such documents are not cacheable by shared caches.
  */
 import { spawnSync } from "node:child_process";
+import { request as httpRequest } from "node:http";
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +26,7 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import Ajv2020 from "ajv/dist/2020.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { extractText, getDocumentProxy } from "unpdf";
 import { PRODUCTS, productByPath } from "@/lib/catalog";
 import type { AnyProduct } from "@/lib/catalog/types";
 import { toolTitle } from "@/lib/catalog/types";
@@ -246,7 +253,8 @@ describe("discovery documents over HTTP", () => {
       const m = json("/v1/manifest");
       const x = json("/.well-known/x402");
       const xm = json("/.well-known/x402-manifest.json");
-      expect(m.attestation_public_key === null || typeof m.attestation_public_key === "object" || typeof m.attestation_public_key === "string").toBe(true);
+      // The database is up in this fixture, so the key is published (null only when it does not answer).
+      expect(m.attestation_public_key).toMatchObject({ alg: "Ed25519", key_id: expect.any(String), public_key_hex: expect.stringMatching(/^[0-9a-f]{64}$/) });
       expect(m.endpoints.map((e: J) => e.path)).toEqual(PRODUCTS.map((p) => p.path));
       expect(x.resources).toEqual(PRODUCTS.map((p) => `${base}${p.path}`));
       expect(xm.resources.map((r: J) => r.path)).toEqual(PRODUCTS.map((p) => p.path));
@@ -349,36 +357,123 @@ describe("discovery documents over HTTP", () => {
     });
   });
 
+  describe("base URL from the request", () => {
+    /** GET with an explicit Host header (fetch does not let a caller set Host). */
+    function getWithHost(path: string, host: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+      const u = new URL(base);
+      return new Promise((resolve, reject) => {
+        const req = httpRequest({ hostname: u.hostname, port: u.port, path, method: "GET", headers: { ...headers, Host: host } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    }
+
+    it("ignores a spoofed X-Forwarded-Host and -Proto (no trusted proxy configured)", async () => {
+      const spoof = { "X-Forwarded-Host": "evil.example", "X-Forwarded-Proto": "https" };
+      const oas = await fetchDoc("/openapi.json", { headers: spoof });
+      expect(oas.json!.servers[0].url).toBe(base);
+      for (const path of ["/llms.txt", "/.well-known/mcp.json", "/.well-known/x402", "/v1/manifest"]) {
+        const r = await fetchDoc(path, { headers: spoof });
+        expect(r.status, path).toBe(200);
+        expect(r.text, path).not.toContain("evil.example");
+        expect(r.text, path).toContain(base);
+      }
+      const mcp = await fx.json("/mcp", { headers: spoof });
+      expect(mcp.body.url).toBe(`${base}/mcp`);
+    });
+
+    it("serves each Host its own base, marked private so no shared cache passes it to other clients", async () => {
+      const port = new URL(base).port;
+      for (let i = 0; i < 25; i++) {
+        const host = `tenant${i}.example.test:${port}`;
+        const r = await getWithHost("/openapi.json", host);
+        expect(r.status).toBe(200);
+        expect(JSON.parse(r.text).servers[0].url).toBe(`http://${host}`);
+        expect(r.headers["cache-control"]).toBe("private, max-age=300");
+      }
+      const manifest = await getWithHost("/v1/manifest", `tenant0.example.test:${port}`);
+      expect(manifest.headers["cache-control"]).toBe("private, max-age=60");
+      // A Host that is not a bare host[:port] is not echoed into the documents.
+      const bad = await getWithHost("/llms.txt", "evil.example/phish?x=");
+      expect(bad.status).toBeLessThan(500);
+      expect(bad.text).not.toContain("evil.example/phish");
+    });
+  });
+
   describe("no document names a path the server does not serve", () => {
-    /** Every path of this origin named anywhere: absolute URLs, "GET /path" mentions, OpenAPI paths, Link targets. */
-    function namedPaths(): Set<string> {
+    const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+    type Method = (typeof METHODS)[number];
+
+    /** Every "METHOD path" of this origin named anywhere (documents, the PDF's text, OpenAPI, the Link header). */
+    async function namedOperations(): Promise<Set<string>> {
       const out = new Set<string>();
-      const add = (p: string) => out.add(concrete(p.replace(/[#].*$/, "").replace(/[.,;:`'")\]]+$/, "")) || "/");
+      const add = (method: string, p: string) => out.add(`${method} ${concrete(p.replace(/[#].*$/, "").replace(/[.,;:`'")\]]+$/, "")) || "/"}`);
       const escaped = base.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
       const abs = new RegExp(`${escaped}(/[^\\s"'<>)\\]\`|,]*)?`, "g");
+      const mention = new RegExp(`\\b(${METHODS.join("|")}) (\\/[^\\s()[\\]\`|,;]*)`, "g");
+      const scan = (text: string) => {
+        for (const m of text.matchAll(abs)) add("GET", m[1] ?? "/");
+        for (const m of text.matchAll(mention)) add(m[1]!, m[2]!);
+      };
+      /** Relative paths in JSON fields (transport.endpoint, http_path, endpoint, path...). */
+      const walk = (v: unknown): void => {
+        if (typeof v === "string") {
+          if (/^\/[A-Za-z0-9._~{}-]+(\/[A-Za-z0-9._~{}-]+)*$/.test(v)) add("GET", v);
+        } else if (Array.isArray(v)) v.forEach(walk);
+        else if (v && typeof v === "object") Object.values(v).forEach(walk);
+      };
       for (const [path, r] of docs) {
         if (path === "/spec.pdf") continue;
-        for (const m of r.text.matchAll(abs)) add(m[1] ?? "/");
-        for (const m of r.text.matchAll(/\bGET (\/[^\s()[\]`|,;]*)/g)) add(m[1]!);
+        scan(r.text);
+        if (r.json) walk(r.json);
       }
-      for (const p of Object.keys(json("/openapi.json").paths)) add(p);
-      for (const m of get("/openapi.json").headers.get("link")!.matchAll(/<([^>]+)>/g)) add(m[1]!);
+      const pdf = await extractText(await getDocumentProxy(new Uint8Array(get("/spec.pdf").bytes)), { mergePages: true });
+      const pdfText = pdf.text as string;
+      expect(pdfText).toContain("POST /mcp");
+      scan(pdfText);
+      for (const [p, item] of Object.entries(json("/openapi.json").paths as Record<string, J>)) for (const m of Object.keys(item)) add(m.toUpperCase(), p);
+      for (const m of get("/openapi.json").headers.get("link")!.matchAll(/<([^>]+)>/g)) add("GET", m[1]!);
       return out;
     }
 
-    it("requests each one: nothing is 404, paid paths answer 402 without credentials", async () => {
-      const paths = [...namedPaths()];
-      expect(paths.length).toBeGreaterThan(40);
+    /** The OpenAPI operation serving `method path` (templates match one or more segments). */
+    function operationFor(method: string, path: string): J | undefined {
+      const paths = json("/openapi.json").paths as Record<string, J>;
+      const template = Object.keys(paths).find((t) => new RegExp(`^${t.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[a-z]+\}/g, ".+")}$`).test(path));
+      return template ? paths[template]![method.toLowerCase()] : undefined;
+    }
+
+    it("requests each one: paid paths answer 402 without credentials, every other one its documented success", async () => {
+      const operations = [...(await namedOperations())];
+      expect(operations.length).toBeGreaterThan(60);
+      // Relative path fields are picked up too (the MCP card's transport endpoint, tool http_path).
+      expect(operations).toEqual(expect.arrayContaining(["GET /mcp", "GET /v1/gas", "POST /mcp", "DELETE /mcp/tools", "GET /v1/free-key"]));
       const failures: string[] = [];
-      for (const path of paths) {
+      for (const op of operations) {
+        const [method, path] = op.split(" ") as [Method, string];
+        const bare = path.split("?")[0]!;
         const headers: Record<string, string> = { Accept: "application/json" };
-        if (FREE_ENDPOINTS.some((e) => e.internal && e.path === path.split("?")[0])) headers.Authorization = `Bearer ${ADMIN_TOKEN}`;
-        const paid = productByPath(path.split("?")[0]!);
+        if (FREE_ENDPOINTS.some((e) => e.internal && e.path === bare)) headers.Authorization = `Bearer ${ADMIN_TOKEN}`;
+        const paid = method === "GET" ? productByPath(bare) : undefined;
+        let body: string | undefined;
+        if (method !== "GET" && method !== "DELETE") {
+          headers["Content-Type"] = "application/json";
+          // POST /mcp is the transport: a JSON-RPC ping. Elsewhere any JSON body.
+          body = bare === "/mcp" && method === "POST" ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) : "{}";
+          if (bare === "/mcp" && method === "POST") headers.Accept = "application/json, text/event-stream";
+        }
         // A paid path named without its required parameters would answer 422 first.
-        const res = await fx.get(paid && !path.includes("?") ? path + exampleQuery(paid) : path, { headers });
+        const res = await fx.get(paid && !path.includes("?") ? path + exampleQuery(paid) : path, { method, headers, body });
         await res.arrayBuffer();
-        if (res.status === 404 || res.status >= 500) failures.push(`${path} → ${res.status}`);
-        else if (paid && res.status !== 402) failures.push(`${path} (paid) → ${res.status}`);
+        const expected = paid ? 402 : bare === "/v1/usage" ? 400 : 200;
+        if (res.status !== expected) failures.push(`${op} → ${res.status} (expected ${expected})`);
+        const declared = operationFor(method, bare);
+        if (!declared) failures.push(`${op}: no OpenAPI operation`);
+        else if (!declared.responses[String(res.status)]) failures.push(`${op} → ${res.status}: not a status its OpenAPI operation declares`);
       }
       expect(failures).toEqual([]);
     });

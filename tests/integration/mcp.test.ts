@@ -3,8 +3,10 @@
  * against the real service (protocol 2024-11-05 and the latest), the 18 tools and their
  * schemas, the free tools, the payment requirement as a tool result, api_key,
  * bundle_token and x402 payments (argument and `_meta` binding) settled on a local chain
- * at the TOOL price, nothing charged on failures or bad input, the MCP Inspector CLI, and
- * the JSON answers of the proxy paths (spec 4.4).
+ * at the TOOL price (v2 and v1 payloads), nothing charged on failures or bad input, the
+ * output schemas (every data tool's structured content, and the payment requirement's)
+ * as the SDK client validates them, the MCP Inspector CLI, and the JSON answers of the
+ * proxy paths on every method (spec 4.4).
  */
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -18,9 +20,10 @@ import { toClientEvmSigner } from "@x402/evm";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { startChain, BASE_USDC, localBase, type Chain } from "../helpers/chain";
 import { startFixture, type Fixture } from "../helpers/fixture";
-import { requirementFrom, signAuthorization, v2Header, type Requirement } from "../helpers/payments";
+import { requirementFrom, signAuthorization, v1Header, v2Header, type Requirement } from "../helpers/payments";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -47,6 +50,8 @@ const TOOL_NAMES = [
   "get_whale_flow",
 ];
 const QUOTE_TOOL_PRICE = 100_000n; // get_xlm_quote: $0.10 (HTTP /v1/quote: $0.005)
+const HISTORY_TOOL_PRICE = 250_000n; // get_xlm_sentiment_history: $0.25
+const BREADTH_TOOL_PRICE = 100_000n; // get_market_breadth: $0.10 (HTTP /v1/breadth: $0.01)
 const PULSE_TOOL_PRICE = 100_000n; // get_xlm_network_pulse: $0.10 (HTTP /v1/xlm-network: $0.01)
 const FNG_TOOL_PRICE = 10_000n; // get_fear_greed_index: $0.01
 const BUNDLE_TOOL_PRICE = 1_000_000n; // buy_call_credits_bundle: $1.00 (HTTP /v1/bundle: $0.05)
@@ -209,8 +214,9 @@ describe("paid tools: the same gate at the tool price", () => {
   it("without credentials returns the payment requirement as the tool result: endpoint, TOOL price, instruction, x402 accepts", async () => {
     const r = await call("get_xlm_quote");
     expect(r.isError).toBe(true);
-    expect(r.structuredContent).toBeUndefined();
     const req = textJson(r);
+    // x402 MCP transport: the PaymentRequired as structured content too, equal to the text.
+    expect(r.structuredContent).toEqual(req);
     expect(req).toMatchObject({ payment_required: true, code: "payment_required", endpoint: "/v1/quote", price: "0.10", price_usd: "0.100000", x402Version: 2 });
     expect(req.instruction).toMatch(/payment/);
     expect(req.accepts).toHaveLength(1);
@@ -295,6 +301,57 @@ describe("paid tools: the same gate at the tool price", () => {
     expect(await balances()).toEqual(before);
   });
 
+  it("refuses a valid payment sent with an invalid argument (spec 2.6 result), settles nothing, and the payment still works afterwards", async () => {
+    const { accepted, resource } = await requirementOf("get_xlm_sentiment_history");
+    expect(BigInt(accepted.amount)).toBe(HISTORY_TOOL_PRICE);
+    const { header } = await paymentFor(accepted, resource);
+    const before = await balances();
+    for (const args of [{ hours: "500" }, { hours: 24 }, { hourz: "24" }]) {
+      const r = await call("get_xlm_sentiment_history", { ...args, payment: header });
+      expect(r.isError, JSON.stringify(args)).toBe(true);
+      expect(r.structuredContent).toBeUndefined();
+      expect(textJson(r).detail[0].loc, JSON.stringify(args)).toEqual(["arguments", Object.keys(args)[0]]);
+      expect(r._meta?.["x402/payment-response"]).toBeUndefined();
+    }
+    expect(await balances()).toEqual(before);
+    const ok = await call("get_xlm_sentiment_history", { hours: "12", payment: header });
+    expect(ok.isError, JSON.stringify(ok).slice(0, 500)).toBeFalsy();
+    expect(ok.structuredContent!.hours).toBe(12);
+    expect(before.payer - (await balances()).payer).toBe(HISTORY_TOOL_PRICE);
+  });
+
+  it("settles an x402 v1 payload passed as `payment` at the tool price", async () => {
+    const { accepted } = await requirementOf("get_market_breadth");
+    expect(BigInt(accepted.amount)).toBe(BREADTH_TOOL_PRICE);
+    const payload = await signAuthorization(payer, { to: payTo.address, value: BREADTH_TOOL_PRICE });
+    const before = await balances();
+    const r = await call("get_market_breadth", { payment: v1Header(payload) });
+    expect(r.isError, JSON.stringify(r).slice(0, 500)).toBeFalsy();
+    expect(r.structuredContent).toEqual(textJson(r));
+    expect(r._meta?.["x402/payment-response"]).toMatchObject({ success: true });
+    const after = await balances();
+    expect(before.payer - after.payer).toBe(BREADTH_TOOL_PRICE);
+    expect(after.payTo - before.payTo).toBe(BREADTH_TOOL_PRICE);
+    // A v1 payload for the HTTP price ($0.01) is refused.
+    const cheap = await signAuthorization(payer, { to: payTo.address, value: 10_000n });
+    const refused = await call("get_market_breadth", { payment: v1Header(cheap) });
+    expect(refused.isError).toBe(true);
+    expect(textJson(refused)).toMatchObject({ code: "payment_invalid", price: "0.10" });
+    expect(await balances()).toEqual(after);
+  });
+
+  it('refuses an unusable _meta["x402/payment"] instead of charging the api_key or bundle_token sent with it', async () => {
+    const keyBefore = await keyUsed(apiKey);
+    const before = await balances();
+    for (const bad of [12345, ["not", "a", "payload"], "   ", { padding: "x".repeat(13_000) }]) {
+      const r = await call("get_fear_greed_index", { api_key: apiKey }, { "x402/payment": bad });
+      expect(r.isError, JSON.stringify(bad).slice(0, 40)).toBe(true);
+      expect(textJson(r).detail[0]).toMatchObject({ loc: ["_meta", "x402/payment"], type: expect.stringMatching(/^(model_type|string_too_short|string_too_long)$/) });
+    }
+    expect(await keyUsed(apiKey)).toBe(keyBefore);
+    expect(await balances()).toEqual(before);
+  });
+
   it("charges nothing when the upstream fails; the same payment works once it is back", async () => {
     const { accepted, resource } = await requirementOf("get_fear_greed_index");
     expect(BigInt(accepted.amount)).toBe(FNG_TOOL_PRICE);
@@ -342,6 +399,70 @@ describe("paid tools: the same gate at the tool price", () => {
     const viaBundle = await call("buy_call_credits_bundle", { bundle_token: token });
     expect(viaBundle.isError).toBe(true);
     expect(textJson(viaBundle)).toMatchObject({ code: "payment_required", price: "1.00" });
+  });
+});
+
+describe("output schemas as the official SDK client validates them", () => {
+  /** Arguments a tool needs: the example of each required argument (from its input schema). */
+  function requiredArgs(inputSchema: { properties?: Record<string, unknown>; required?: string[] }): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const name of inputSchema.required ?? []) {
+      const ex = (inputSchema.properties?.[name] as { examples?: string[] } | undefined)?.examples?.[0];
+      expect(ex, name).toBeDefined();
+      out[name] = ex!;
+    }
+    return out;
+  }
+
+  it("every data tool returns structured content that its output schema's data branch validates (key or bundle, simulator upstreams)", async () => {
+    // A fresh client that has listed the tools validates every result against its outputSchema.
+    const c = await connect();
+    try {
+      const { tools } = await c.listTools();
+      const { accepted, resource } = await requirementOf("buy_call_credits_bundle");
+      const bought = (await c.callTool({ name: "buy_call_credits_bundle", arguments: { payment: (await paymentFor(accepted, resource)).header } })) as ToolResult;
+      expect(bought.isError, JSON.stringify(bought).slice(0, 500)).toBeFalsy();
+      const token = bought.structuredContent!.bundle_token as string;
+      const ajv = new AjvJsonSchemaValidator();
+      const data = tools.filter((t) => !["get_free_api_key", "buy_call_credits_bundle", "buy_enterprise_bundle"].includes(t.name));
+      expect(data).toHaveLength(15);
+      for (const t of data) {
+        const paid = t.name !== "get_xlm_sentiment";
+        // Premium reports are not on the free tier (spec 8): a bundle pays for them.
+        const usesKey = paid && !["get_xlm_sentiment_report", "get_xlm_sentiment_history"].includes(t.name);
+        const args = { ...requiredArgs(t.inputSchema), ...(paid ? (usesKey ? { api_key: apiKey } : { bundle_token: token }) : {}) };
+        const r = (await c.callTool({ name: t.name, arguments: args })) as ToolResult;
+        expect(r.isError, `${t.name}: ${JSON.stringify(r).slice(0, 300)}`).toBeFalsy();
+        expect(r.structuredContent, t.name).toEqual(textJson(r));
+        // The data branch (anyOf[0] for paid tools), not the payment-requirement branch, accepts it.
+        const schema = (paid ? (t.outputSchema!.anyOf as Array<Record<string, unknown>>)[0] : t.outputSchema) as Record<string, unknown>;
+        const verdict = ajv.getValidator(schema)(r.structuredContent);
+        expect(verdict.valid, `${t.name}: ${verdict.errorMessage}`).toBe(true);
+      }
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("a payment-required result carries structured content the client accepts (a data-only schema would have thrown)", async () => {
+    const c = await connect();
+    try {
+      const { tools } = await c.listTools();
+      const ajv = new AjvJsonSchemaValidator();
+      const endpoints: Record<string, string> = { get_xlm_quote: "/v1/quote", get_xlm_sentiment_report: "/v1/sentiment-report", buy_enterprise_bundle: "/v1/bundle/enterprise", get_whale_flow: "/v1/whale-flow" };
+      for (const [name, endpoint] of Object.entries(endpoints)) {
+        const tool = tools.find((t) => t.name === name)!;
+        const args = name === "get_whale_flow" ? { token: (tool.inputSchema.properties as Record<string, { examples: string[] }>).token!.examples[0]! } : {};
+        const r = (await c.callTool({ name, arguments: args })) as ToolResult;
+        expect(r.isError, name).toBe(true);
+        expect(r.structuredContent, name).toEqual(textJson(r));
+        expect(r.structuredContent).toMatchObject({ payment_required: true, x402Version: 2, endpoint });
+        const dataOnly = ajv.getValidator((tool.outputSchema!.anyOf as Array<Record<string, unknown>>)[0]!);
+        expect(dataOnly(r.structuredContent).valid, name).toBe(false);
+      }
+    } finally {
+      await c.close();
+    }
   });
 });
 
@@ -440,20 +561,49 @@ describe("proxy paths /mcp and /mcp/{path} (spec 4.4)", () => {
     expect((await fx.json("/mcp?path=a%20b", { method: "DELETE" })).status).toBe(422);
   });
 
-  it("answers 405 JSON with Allow for PUT, PATCH, DELETE on /mcp and non-GET on views", async () => {
-    for (const [method, path, allow] of [
-      ["PUT", "/mcp", "GET, POST, OPTIONS"],
-      ["PATCH", "/mcp", "GET, POST, OPTIONS"],
-      ["DELETE", "/mcp", "GET, POST, OPTIONS"],
-      ["POST", "/mcp/tools", "GET, OPTIONS"],
-      ["PUT", "/mcp/tools/get_xlm_quote", "GET, OPTIONS"],
-      ["DELETE", "/mcp?path=tools", "GET, OPTIONS"],
-    ] as const) {
-      const r = await fx.json(path, { method, headers: { "Content-Type": "application/json" }, body: method === "DELETE" ? undefined : "{}" });
-      expect(r.status, `${method} ${path}`).toBe(405);
-      expect(r.headers.get("allow"), `${method} ${path}`).toBe(allow);
-      expect(r.body.error.code, `${method} ${path}`).toBe("method_not_allowed");
+  it("answers 200 JSON on PUT, PATCH and DELETE of /mcp and on every method of the views (spec 4.4)", async () => {
+    const description = (await fx.json("/mcp")).body;
+    for (const method of ["PUT", "PATCH"]) {
+      const r = await fx.json("/mcp", { method, headers: { "Content-Type": "application/json" }, body: "{}" });
+      expect(r.status, method).toBe(200);
+      expect(r.headers.get("content-type"), method).toMatch(/application\/json/);
+      expect(r.body, method).toEqual(description);
     }
+    const del = await fx.json("/mcp", { method: "DELETE", headers: { "Mcp-Session-Id": "whatever" } });
+    expect(del.status).toBe(200);
+    expect(del.body).toMatchObject({ url: `${fx.svc.url}/mcp`, stateless: true, session_terminated: false });
+    const tools = (await fx.json("/mcp/tools")).body;
+    const quote = (await fx.json("/mcp/tools/get_xlm_quote")).body;
+    for (const [method, path, expected] of [
+      ["POST", "/mcp/tools", tools],
+      ["PUT", "/mcp/tools", tools],
+      ["PATCH", "/mcp?path=tools", tools],
+      ["DELETE", "/mcp?path=tools", tools],
+      ["DELETE", "/mcp/tools/get_xlm_quote", quote],
+      ["POST", "/mcp/tools/get_xlm_quote", quote],
+    ] as const) {
+      const r = await fx.json(path, { method, headers: { "Content-Type": "application/json" }, body: method === "DELETE" ? undefined : '{"x":1}' });
+      expect(r.status, `${method} ${path}`).toBe(200);
+      expect(r.body, `${method} ${path}`).toEqual(expected);
+    }
+    // Unknown views stay 404 on every method; an invalid path is 422 on every method.
+    for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
+      expect((await fx.json("/mcp/tools/nope", { method })).status, method).toBe(404);
+      expect((await fx.json("/mcp/a%20b", { method })).status, method).toBe(422);
+    }
+  });
+
+  it("answers a JSON-RPC message POSTed to a view with a JSON-RPC error naming the transport URL", async () => {
+    const r = await fx.json("/mcp/tools", { method: "POST", headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: "2.0", id: 12, method: "tools/list" }) });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ jsonrpc: "2.0", id: 12, error: { code: -32600 } });
+    expect(r.body.error.message).toContain(`${fx.svc.url}/mcp`);
+  });
+
+  it("OPTIONS lists every method in Allow", async () => {
+    const r = await fx.get("/mcp", { method: "OPTIONS" });
+    expect(r.status).toBe(204);
+    for (const m of ["GET", "POST", "PUT", "PATCH", "DELETE"]) expect(r.headers.get("allow"), m).toContain(m);
   });
 });
 

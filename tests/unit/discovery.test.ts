@@ -1,21 +1,30 @@
 /**
  * Discovery documents built in-process from the catalog (no server): the OpenAPI
  * operations against the catalog (offer of spec 2.3 computed independently, parameters,
- * security, 200 schemas), the PDF's extracted text against every operation, the skill
- * digest, the oauth `rest` validation table and the Link header.
+ * security, 200 schemas against the zod shapes), the /mcp operations of spec 4.4, the
+ * PDF's extracted text against every operation, the skill digest, the oauth `rest`
+ * validation table, the Link header, the strict lookups, and the base URL: forwarded
+ * headers trusted only behind declared proxies, caches bounded whatever the Host.
  */
 import { createHash } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import Ajv2020 from "ajv/dist/2020.js";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { extractText, getDocumentProxy } from "unpdf";
 import { PRODUCTS } from "@/lib/catalog";
 import { FREE_ENDPOINTS } from "@/lib/catalog/free";
 import type { ParamDoc } from "@/lib/catalog/params";
 import { ValidationError } from "@/lib/errors";
-import { buildOpenApi, jsonSchemaOf } from "@/lib/discovery/openapi";
-import { specPdf } from "@/lib/discovery/pdf";
+import { buildOpenApi } from "@/lib/discovery/openapi";
+import { PDF_CACHE_MAX, specPdf, specPdfCacheSize } from "@/lib/discovery/pdf";
 import { skillMarkdown, skillsIndex } from "@/lib/discovery/skills";
-import { DISCOVERY_DOCUMENTS, SKILL_NAME, linkHeader } from "@/lib/discovery/documents";
+import { DISCOVERY_DOCUMENTS, SKILL_NAME, docPath, docUrl, linkHeader } from "@/lib/discovery/documents";
+import { bundlePaths, freeEndpoint, productById } from "@/lib/discovery/lookup";
+import { baseCacheHeaders, baseUrl, baseUrlInfo } from "@/lib/http/base-url";
+import { resetEnvForTests } from "@/lib/config/env";
+import { GET as openApiRoute } from "@/app/openapi.json/route";
+import { GET as specPdfRoute } from "@/app/spec.pdf/route";
 import { REST_MAX_LENGTH, validateRest } from "@/lib/discovery/oauth";
 import { toolList } from "@/lib/discovery/tools";
 
@@ -79,7 +88,16 @@ describe("OpenAPI document from the catalog", () => {
       it("answers 200 with the catalog's output schema, 402 with the payment requirement", () => {
         const ref = op().responses["200"].content["application/json"].schema.$ref as string;
         const name = ref.split("/").at(-1)!;
-        expect(doc.components.schemas[name]).toEqual(jsonSchemaOf(p.output));
+        // Checked against the zod object itself, not against the converter's own output.
+        const schema = doc.components.schemas[name] as { type: string; properties: Record<string, unknown> };
+        const shape = (p.output as z.ZodObject).shape as Record<string, z.ZodType>;
+        expect(schema.type).toBe("object");
+        expect(Object.keys(schema.properties)).toEqual(Object.keys(shape));
+        const validate = new Ajv2020({ strict: false, allErrors: true }).compile(schema);
+        const mandatory = Object.keys(shape).filter((k) => !shape[k]!.safeParse(undefined).success);
+        expect(mandatory.length).toBeGreaterThan(0);
+        expect(validate({})).toBe(false);
+        for (const k of mandatory) expect((validate.errors ?? []).some((e) => e.params && (e.params as { missingProperty?: string }).missingProperty === k), k).toBe(true);
         expect(op().responses["402"].$ref).toBe("#/components/responses/PaymentRequired");
         expect(op().responses["503"]).toBeDefined();
       });
@@ -124,16 +142,22 @@ describe("PDF of the API description", () => {
     const flat = text.replace(/\s+/g, " ");
     // Each operation's section starts with its own "METHOD /path" heading line.
     const lines = new Set(text.split("\n").map((l) => l.trim()));
+    let operations = 0;
     for (const [path, item] of Object.entries(doc.paths)) {
-      if (path.startsWith("/mcp")) continue;
-      for (const method of Object.keys(item)) expect(lines.has(`${method.toUpperCase()} ${path}`), `${method} ${path}`).toBe(true);
+      for (const method of Object.keys(item)) {
+        expect(lines.has(`${method.toUpperCase()} ${path}`), `${method} ${path}`).toBe(true);
+        operations++;
+      }
     }
+    // Spec 4.4: five methods on /mcp and five on /mcp/{path}, each its own section.
+    for (const path of ["/mcp", "/mcp/{path}"]) for (const m of ["GET", "POST", "PUT", "PATCH", "DELETE"]) expect(lines.has(`${m} ${path}`), `${m} ${path}`).toBe(true);
+    expect(operations).toBeGreaterThan(PRODUCTS.length + DISCOVERY_DOCUMENTS.length + 10);
     expect(flat).toContain("/mcp/{path}");
     for (const p of PRODUCTS) expect(flat).toContain(p.title);
     for (const t of toolList()) expect(flat).toContain(t.name);
   });
 
-  it("is built once per process and base URL", async () => {
+  it("is built once per base URL while it is among the last few used", async () => {
     expect(await specPdf(BASE)).toBe(await specPdf(BASE));
   });
 });
@@ -195,5 +219,127 @@ describe("Link header", () => {
       rels.add(m![2]!);
     }
     expect([...rels]).toEqual(expect.arrayContaining(["api-catalog", "service-desc", "service-doc"]));
+  });
+});
+
+describe("/mcp operations (spec 4.4)", () => {
+  it("declare GET, POST, PUT, PATCH, DELETE on /mcp and /mcp/{path}, each answering 200 JSON or 422", () => {
+    for (const path of ["/mcp", "/mcp/{path}"]) {
+      const item = doc.paths[path]!;
+      expect(Object.keys(item).sort(), path).toEqual(["delete", "get", "patch", "post", "put"]);
+      for (const [method, op] of Object.entries(item)) {
+        expect(op.responses["200"].content["application/json"], `${method} ${path}`).toBeDefined();
+        expect(op.responses["422"].$ref, `${method} ${path}`).toBe("#/components/responses/ValidationFailed");
+        // 405 only where an MCP client relies on it: GET /mcp asking for an SSE stream.
+        expect(op.responses["405"] !== undefined, `${method} ${path}`).toBe(path === "/mcp" && method === "get");
+        expect(op.parameters[0]).toMatchObject({ name: "path", in: path === "/mcp" ? "query" : "path", required: path !== "/mcp" });
+      }
+    }
+  });
+});
+
+describe("strict lookups", () => {
+  it("return what the catalog and document list hold", () => {
+    expect(docUrl(BASE, "/openapi.json")).toBe(`${BASE}/openapi.json`);
+    expect(docPath(`/.well-known/agent-skills/${SKILL_NAME}/SKILL.md`)).toBe(`/.well-known/agent-skills/${SKILL_NAME}/SKILL.md`);
+    expect(productById("bundle").kind).toBe("bundle");
+    expect(productById("sentiment").path).toBe("/v1/sentiment");
+    expect(freeEndpoint("/v1/free-key").title).toMatch(/key/i);
+    expect(bundlePaths()).toEqual(["/v1/bundle", "/v1/bundle/enterprise"]);
+  });
+
+  it("throw for a renamed or missing entry instead of falling back", () => {
+    expect(() => docUrl(BASE, "/openapi.yaml")).toThrow(/not a discovery document/);
+    expect(() => docPath("/v1/quote")).toThrow(/not a discovery document/);
+    expect(() => productById("quotes")).toThrow(/no catalog product/);
+    expect(() => freeEndpoint("/v1/freekey")).toThrow(/no free endpoint/);
+  });
+});
+
+describe("base URL", () => {
+  const saved = { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL, TRUST_PROXY_HOPS: process.env.TRUST_PROXY_HOPS };
+  const setEnv = (vars: Record<string, string | undefined>) => {
+    for (const [k, v] of Object.entries(vars)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    resetEnvForTests();
+  };
+  afterEach(() => setEnv(saved));
+  const req = (headers: Record<string, string>, url = "http://10.0.0.5:3000/openapi.json") => new Request(url, { headers });
+
+  it("ignores X-Forwarded-Host and -Proto unless proxies are trusted", () => {
+    setEnv({ PUBLIC_BASE_URL: undefined, TRUST_PROXY_HOPS: undefined });
+    const spoofed = req({ host: "api.example.test", "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" });
+    expect(baseUrl(spoofed)).toBe("http://api.example.test");
+    expect(baseUrlInfo(spoofed)).toEqual({ base: "http://api.example.test", derived: true, vary: [] });
+    // Next.js turns X-Forwarded-Proto into the request URL's scheme: that must not count either.
+    expect(baseUrl(req({ host: "api.example.test", "x-forwarded-proto": "https" }, "https://api.example.test/openapi.json"))).toBe("http://api.example.test");
+  });
+
+  it("honours them behind TRUST_PROXY_HOPS proxies, taking the entry the outermost trusted one added", () => {
+    setEnv({ PUBLIC_BASE_URL: undefined, TRUST_PROXY_HOPS: "1" });
+    expect(baseUrl(req({ host: "internal:3000", "x-forwarded-host": "api.example.test", "x-forwarded-proto": "https" }))).toBe("https://api.example.test");
+    // A client-sent value before the proxy's own entry is not used.
+    expect(baseUrl(req({ host: "internal:3000", "x-forwarded-host": "evil.example, api.example.test", "x-forwarded-proto": "http, https" }))).toBe("https://api.example.test");
+    setEnv({ TRUST_PROXY_HOPS: "2" });
+    expect(baseUrl(req({ host: "internal:3000", "x-forwarded-host": "evil.example, api.example.test, lb.internal" }))).toBe("http://api.example.test");
+    // Malformed forwarded values fall back to Host and the request's scheme.
+    expect(baseUrl(req({ host: "internal:3000", "x-forwarded-host": "evil.example/path?x", "x-forwarded-proto": "javascript" }))).toBe("http://internal:3000");
+    expect(baseUrlInfo(req({ host: "a.test" })).vary).toEqual(["X-Forwarded-Host", "X-Forwarded-Proto"]);
+  });
+
+  it("uses Host only when it is a bare host[:port], else the request URL's host", () => {
+    setEnv({ PUBLIC_BASE_URL: undefined, TRUST_PROXY_HOPS: undefined });
+    expect(baseUrl(req({ host: "[::1]:8080" }))).toBe("http://[::1]:8080");
+    expect(baseUrl(req({ host: "API.Example.test:443" }))).toBe("http://api.example.test:443");
+    for (const bad of ["evil.example/x", "a b", "user@evil.example", "evil.example:port", "x".repeat(300)]) {
+      expect(baseUrl(req({ host: bad })), bad).toBe("http://10.0.0.5:3000");
+    }
+  });
+
+  it("PUBLIC_BASE_URL wins over every header and makes documents shareable", () => {
+    setEnv({ PUBLIC_BASE_URL: "https://pay.example.test/", TRUST_PROXY_HOPS: "1" });
+    const info = baseUrlInfo(req({ host: "evil.example", "x-forwarded-host": "evil.example" }));
+    expect(info).toEqual({ base: "https://pay.example.test", derived: false, vary: [] });
+    expect(baseCacheHeaders(info, 300)).toEqual({ "Cache-Control": "public, max-age=300" });
+  });
+
+  it("keeps documents built from request headers out of shared caches", () => {
+    expect(baseCacheHeaders({ base: "http://a.test", derived: true, vary: [] }, 300)).toEqual({ "Cache-Control": "private, max-age=300" });
+    expect(baseCacheHeaders({ base: "http://a.test", derived: true, vary: ["X-Forwarded-Host", "X-Forwarded-Proto"] }, 60)).toEqual({
+      "Cache-Control": "private, max-age=60",
+      Vary: "X-Forwarded-Host, X-Forwarded-Proto",
+    });
+  });
+});
+
+describe("caches stay bounded whatever the Host header", () => {
+  it("/openapi.json answers each host with its own servers entry from one shared document", async () => {
+    for (let i = 0; i < 40; i++) {
+      const host = `h${i}.flood.test`;
+      const res = await openApiRoute(new Request(`http://${host}/openapi.json`, { headers: { host } }));
+      expect(res.status).toBe(200);
+      expect(res.headers.get("cache-control")).toBe("private, max-age=300");
+      const body = (await res.json()) as { servers: Array<{ url: string }> };
+      expect(body.servers).toEqual([{ url: `http://${host}`, description: "This instance" }]);
+    }
+    // Everything but `servers` is one object, whatever the base.
+    expect(buildOpenApi("http://a.test").paths).toBe(buildOpenApi("http://b.test").paths);
+    expect(buildOpenApi("http://a.test").components).toBe(buildOpenApi("http://c.test").components);
+  });
+
+  it("/spec.pdf keeps at most PDF_CACHE_MAX documents", async () => {
+    expect(PDF_CACHE_MAX).toBeLessThanOrEqual(8);
+    for (let i = 0; i < PDF_CACHE_MAX + 6; i++) {
+      const host = `p${i}.flood.test`;
+      const res = await specPdfRoute(new Request(`http://${host}/spec.pdf`, { headers: { host } }));
+      expect(res.status).toBe(200);
+      expect(Buffer.from(await res.arrayBuffer()).subarray(0, 5).toString("latin1")).toBe("%PDF-");
+      expect(specPdfCacheSize()).toBeLessThanOrEqual(PDF_CACHE_MAX);
+    }
+    expect(specPdfCacheSize()).toBe(PDF_CACHE_MAX);
+    // The most recently used base is still served from the cache.
+    expect(await specPdf(`http://p${PDF_CACHE_MAX + 5}.flood.test`)).toBe(await specPdf(`http://p${PDF_CACHE_MAX + 5}.flood.test`));
   });
 });

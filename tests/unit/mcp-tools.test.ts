@@ -1,17 +1,20 @@
 /**
  * The MCP tool list generated from the catalog, checked against spec 4.5 written out
- * here independently (names, paths, prices, arguments, defaults), plus argument
- * validation (spec 2.6 issues under "arguments") and the x402 `_meta` receipt mapping.
+ * here independently (names, paths, prices, titles, arguments, defaults), plus argument
+ * validation (spec 2.6 issues under "arguments"), the `_meta["x402/payment"]` refusals,
+ * the output schemas (data or payment requirement), the x402 `_meta` receipt mapping and
+ * the HTTP layer's answer to a transport crash.
  */
 import { describe, expect, it } from "vitest";
-import { toolTitle } from "@/lib/catalog/types";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { PRODUCTS } from "@/lib/catalog";
 import { usd6, usdLabel } from "@/lib/payments/price";
+import { credentialFromToolArgs } from "@/lib/access/credentials";
+import { serveMcp } from "@/lib/mcp/http";
 import { ValidationError } from "@/lib/errors";
 import { mcpTools } from "@/lib/mcp/tools";
 import { asArgumentIssues, parseArguments } from "@/lib/mcp/arguments";
-import { accessMeta } from "@/lib/mcp/results";
+import { PAYMENT_REQUIRED_SCHEMA, accessMeta } from "@/lib/mcp/results";
 import { MCP_SERVER_INFO } from "@/lib/mcp/info";
 
 /** Spec 4.5 (and 4.1 for the defaults of the extra arguments). */
@@ -50,15 +53,18 @@ describe("MCP tools vs spec 4.5", () => {
     expect(MCP_SERVER_INFO).toEqual({ name: "echo-x402-sentiment", version: "0.2.0" });
   });
 
-  it("is generated from the catalog: one paid tool per product that declares one, with its price and path", () => {
+  it("is generated from the catalog: one paid tool per product that declares one, at the spec 4.5 price and path", () => {
     const declared = PRODUCTS.filter((p) => p.tool);
     expect(declared).toHaveLength(16);
     for (const p of declared) {
       const t = byName.get(p.tool!.name)!;
+      const s = SPEC.find((x) => x.name === t.name)!;
       expect(t.product).toBe(p);
-      expect(t.price).toBe(p.tool!.price);
-      expect(t.endpoint).toBe(p.path);
-      expect(t.title).toBe(toolTitle(p.tool!));
+      expect(t.endpoint).toBe(s.path);
+      expect(p.path).toBe(s.path);
+      expect(usd6(t.price)).toBe(usd6(s.price));
+      // Titles state the tool price as spec 4.5 writes it (never the old wrong 0.10).
+      expect(t.title).toContain(`($${s.price})`);
     }
     // Paths without a tool (spec 4.1 "none") stay HTTP-only.
     for (const path of ["/v1/sentiment", "/v1/screen", "/v1/verdict", "/v1/top-movers", "/v1/eth-gas", "/v1/btc-quote", "/v1/global-market"]) {
@@ -107,6 +113,39 @@ describe("MCP tools vs spec 4.5", () => {
       expect(t.annotations.destructiveHint, t.name).toBe(false);
     }
     expect(byName.get("get_xlm_quote")!.annotations.openWorldHint).toBe(true);
+  });
+
+  it("gives every paid tool an output schema that admits its data or the payment requirement, nothing else", () => {
+    const ajv = new AjvJsonSchemaValidator();
+    const requirement = {
+      payment_required: true,
+      error: "Payment required: /v1/quote costs 0.10 USD per call.",
+      code: "payment_required",
+      endpoint: "/v1/quote",
+      price: "0.10",
+      price_usd: "0.100000",
+      currency: "USD",
+      instruction: "Pay $0.10 in USDC ...",
+      x402Version: 2,
+      accepts: [{ scheme: "exact", network: "eip155:8453", amount: "100000", asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", payTo: "0x0000000000000000000000000000000000000001", maxTimeoutSeconds: 60, extra: { name: "USD Coin", version: "2" } }],
+      resource: { url: "http://localhost/mcp#get_xlm_quote", description: "q", mimeType: "application/json" },
+      xlm: null,
+      alternatives: { bundle: "/v1/bundle", free_key: "/v1/free-key" },
+    };
+    for (const t of tools.filter((x) => !x.free)) {
+      const schema = t.outputSchema!;
+      expect(schema.type, t.name).toBe("object");
+      const [data, payment] = schema.anyOf as Array<Record<string, unknown>>;
+      expect(payment).toBe(PAYMENT_REQUIRED_SCHEMA);
+      expect(data!.type).toBe("object");
+      const validate = ajv.getValidator(schema);
+      expect(validate(requirement).valid, t.name).toBe(true);
+      // Neither branch takes an empty object, or a requirement missing its x402 fields.
+      expect(validate({}).valid, t.name).toBe(false);
+      const { accepts: _a, ...noAccepts } = requirement;
+      expect(validate(noAccepts).valid, t.name).toBe(false);
+      expect(validate({ ...requirement, x402Version: 1 }).valid, t.name).toBe(false);
+    }
   });
 
   it("gives every data tool an object outputSchema that the SDK client's validator compiles", () => {
@@ -182,6 +221,65 @@ describe("tool arguments (spec 2.6 under 'arguments')", () => {
   it("moves handler-side cross-field issues from query to arguments", () => {
     const err = new ValidationError([{ loc: ["query", "address"], msg: "m", type: "t", input: "x" }]);
     expect(asArgumentIssues(err)).toEqual([{ loc: ["arguments", "address"], msg: "m", type: "t", input: "x" }]);
+  });
+});
+
+describe('_meta["x402/payment"]', () => {
+  const issue = (meta: unknown, args: Record<string, string> = { api_key: "echo_fk_x" }) => {
+    try {
+      credentialFromToolArgs(args, meta);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ValidationError);
+      return (err as ValidationError).detail;
+    }
+    throw new Error("expected a ValidationError");
+  };
+
+  it("is the payment when usable (object or base64), ahead of a bundle token or key", () => {
+    const payload = { x402Version: 2, payload: { signature: "0x1" } };
+    expect(credentialFromToolArgs({ api_key: "k" }, payload)).toEqual({ kind: "x402", payload: Buffer.from(JSON.stringify(payload)).toString("base64"), version: 2 });
+    expect(credentialFromToolArgs({ bundle_token: "t" }, " abc= ")).toEqual({ kind: "x402", payload: "abc=", version: 2 });
+    expect(credentialFromToolArgs({ bundle_token: "t" }, null)).toEqual({ kind: "bundle", token: "t" });
+    expect(credentialFromToolArgs({ api_key: "k" })).toEqual({ kind: "api_key", key: "k" });
+  });
+
+  it("is refused with a spec 2.6 issue, never dropped in favour of another credential, when unusable", () => {
+    expect(issue(12345)).toEqual([{ loc: ["_meta", "x402/payment"], msg: expect.any(String), type: "model_type", input: 12345 }]);
+    expect(issue([1, 2])[0]).toMatchObject({ loc: ["_meta", "x402/payment"], type: "model_type" });
+    expect(issue(true)[0]).toMatchObject({ type: "model_type" });
+    expect(issue("   ", { bundle_token: "echo_bt_x" })[0]).toMatchObject({ type: "string_too_short" });
+    expect(issue({ pad: "x".repeat(13_000) })[0]).toMatchObject({ loc: ["_meta", "x402/payment"], type: "string_too_long", ctx: { max_length: 16_384 } });
+    expect(issue("y".repeat(16_385), { bundle_token: "echo_bt_x" })[0]).toMatchObject({ type: "string_too_long" });
+  });
+});
+
+describe("HTTP layer over the MCP transport", () => {
+  const rpc = (body: unknown) =>
+    new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: JSON.stringify(body) });
+
+  it("answers a transport crash with a JSON-RPC -32603 error for the request's id, not an HTTP 500", async () => {
+    const crash = async (): Promise<Response> => {
+      throw new Error("transport exploded");
+    };
+    const res = await serveMcp(rpc({ jsonrpc: "2.0", id: 41, method: "tools/list" }), null, crash);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/application\/json/);
+    const body = await res.json();
+    expect(body).toMatchObject({ jsonrpc: "2.0", id: 41, error: { code: -32603 } });
+    expect(body.error.message).toMatch(/nothing was charged/);
+    const batch = await (await serveMcp(rpc([{ jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: "b", method: "tools/list" }]), null, crash)).json();
+    expect(batch).toMatchObject({ id: "b", error: { code: -32603 } });
+  });
+
+  it("hands valid JSON-RPC to the transport unchanged", async () => {
+    let seen: unknown;
+    const echo = async (r: Request) => {
+      seen = await r.json();
+      return new Response(JSON.stringify({ jsonrpc: "2.0", id: 1, result: {} }), { headers: { "Content-Type": "application/json" } });
+    };
+    const res = await serveMcp(rpc({ jsonrpc: "2.0", id: 1, method: "ping" }), null, echo);
+    expect(res.status).toBe(200);
+    expect(seen).toEqual({ jsonrpc: "2.0", id: 1, method: "ping" });
   });
 });
 

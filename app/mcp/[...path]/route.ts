@@ -1,4 +1,4 @@
-// GET /mcp/{path} — JSON views of the MCP server ("tools", "tools/<name>"); other methods 405, unknown 404, invalid 422.
+// GET, POST, PUT, PATCH, DELETE /mcp/{path} — JSON views of the MCP server ("tools", "tools/<name>"); unknown 404, invalid 422.
 import { serveMcp } from "@/lib/mcp/http";
 
 export const dynamic = "force-dynamic";
