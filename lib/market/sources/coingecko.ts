@@ -1,5 +1,6 @@
 /**
- * CoinGecko public API (keyless or Demo key in `x-cg-demo-api-key`). Used for prices,
+ * CoinGecko public API (keyless, a Demo key in `x-cg-demo-api-key`, or a Pro key in
+ * `x-cg-pro-api-key` on pro-api.coingecko.com). Used for prices,
  * 24h changes, circulating supply, top-N market rows, daily/hourly history and global
  * figures. Nullable numbers stay null (unknown), never 0.
  */
@@ -8,12 +9,26 @@ import { env } from "@/lib/config/env";
 import { cached } from "@/lib/market/cache";
 import { fetchJson, type Provider } from "@/lib/market/upstream";
 
+/** Host of CoinGecko's paid (Pro) API; the Demo and keyless tiers use api.coingecko.com. */
+export const COINGECKO_PRO_HOST = "pro-api.coingecko.com";
+
+/**
+ * The header that carries the CoinGecko key. Each plan only accepts its own header on
+ * its own host (a Demo header on the Pro host is refused, and vice versa), so `auto`
+ * follows the configured base URL's host; `demo`/`pro` override it for proxies.
+ */
+export function coingeckoKeyHeader(baseUrl: string, plan: "auto" | "demo" | "pro" = "auto"): "x-cg-pro-api-key" | "x-cg-demo-api-key" {
+  const pro = plan === "pro" || (plan === "auto" && new URL(baseUrl).hostname.toLowerCase() === COINGECKO_PRO_HOST);
+  return pro ? "x-cg-pro-api-key" : "x-cg-demo-api-key";
+}
+
 export const coingecko: Provider = {
   name: "coingecko",
   baseUrl: () => env().COINGECKO_BASE_URL,
   headers: (): Record<string, string> => {
-    const key = env().COINGECKO_API_KEY;
-    return key ? { "x-cg-demo-api-key": key } : {};
+    const cfg = env();
+    const key = cfg.COINGECKO_API_KEY;
+    return key ? { [coingeckoKeyHeader(cfg.COINGECKO_BASE_URL, cfg.COINGECKO_PLAN)]: key } : {};
   },
 };
 
