@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { env } from "@/lib/config/env";
-import { cached } from "@/lib/market/cache";
+import { cached, type CacheOptions } from "@/lib/market/cache";
 import { fetchJson, type Provider } from "@/lib/market/upstream";
 
 /** Host of CoinGecko's paid (Pro) API; the Demo and keyless tiers use api.coingecko.com. */
@@ -99,7 +99,7 @@ const MarketRow = z.object({
 export type MarketRow = z.infer<typeof MarketRow>;
 
 /** `coins/markets` rows ordered by market cap (top `perPage`, or the given ids). */
-export async function coinMarkets(opts: { ids?: string[]; perPage?: number; page?: number; vsCurrency?: "usd" | "btc" } = {}): Promise<MarketRow[]> {
+export async function coinMarkets(opts: { ids?: string[]; perPage?: number; page?: number; vsCurrency?: "usd" | "btc" } & CacheOptions = {}): Promise<MarketRow[]> {
   const ids = opts.ids ? [...new Set(opts.ids)].sort().join(",") : undefined;
   const perPage = Math.min(opts.perPage ?? 50, 250);
   const vs = opts.vsCurrency ?? "usd";
@@ -118,6 +118,7 @@ export async function coinMarkets(opts: { ids?: string[]; perPage?: number; page
       },
       z.array(MarketRow),
     ),
+    { maxAgeMs: opts.maxAgeMs },
   );
 }
 
