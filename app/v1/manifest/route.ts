@@ -1,9 +1,17 @@
-// GET /v1/manifest — catalog of paid endpoints with live prices (free; always 200).
-import { manifest } from "@/lib/discovery/manifest";
-import { jsonResponse } from "@/lib/errors";
+// GET /v1/manifest — catalog of paid endpoints with live prices (free; always 200, spec 4.2).
+import { catalogManifest, manifest } from "@/lib/discovery/manifest";
+import { jsonResponse, logUnexpected } from "@/lib/errors";
 
 export const dynamic = "force-dynamic";
 
 export async function GET(req: Request): Promise<Response> {
-  return jsonResponse(await manifest(req), { headers: { "Cache-Control": "public, max-age=60" } });
+  try {
+    const body = await manifest(req);
+    // A degraded body must not be kept by caches once the database is back.
+    return jsonResponse(body, { headers: { "Cache-Control": body.complete ? "public, max-age=60" : "no-store" } });
+  } catch (err) {
+    logUnexpected(err, { route: "manifest" });
+    const body = catalogManifest(req, null, [{ field: "attestation_public_key", reason: "the live parts of the manifest failed; this body comes from the catalog alone" }]);
+    return jsonResponse(body, { headers: { "Cache-Control": "no-store" } });
+  }
 }
