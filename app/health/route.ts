@@ -1,4 +1,4 @@
-// GET /health — database and upstream status (free).
+// GET /health — database and upstream status (free): 200 ok/degraded, 503 down (rule in lib/http/health.ts).
 import { healthReport } from "@/lib/http/health";
 import { jsonResponse } from "@/lib/errors";
 
@@ -6,5 +6,6 @@ export const dynamic = "force-dynamic";
 
 export async function GET(): Promise<Response> {
   const report = await healthReport();
-  return jsonResponse(report, { status: report.status === "down" ? 503 : 200, headers: { "Cache-Control": "no-store" } });
+  const down = report.status === "down";
+  return jsonResponse(report, { status: down ? 503 : 200, headers: { "Cache-Control": "no-store", ...(down ? { "Retry-After": "10" } : {}) } });
 }

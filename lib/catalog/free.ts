@@ -17,7 +17,7 @@ export const FREE_ENDPOINTS: readonly FreeEndpoint[] = [
   { path: "/v1/manifest", title: "Manifest", description: "Catalog of all paid endpoints with live price, network and tags; always 200." },
   { path: "/v1/free-key", title: "Free-tier API key", description: "Mints a free-tier API key (50 calls per UTC day on standard endpoints), shown once.", query: { email: "Optional contact e-mail recorded with the key." } },
   { path: "/v1/usage", title: "Usage of a key or bundle", description: "Credits or quota left and the recent charged calls of the bundle token or API key sent in the request headers." },
-  { path: "/health", title: "Health", description: "Database and upstream status." },
+  { path: "/health", title: "Health", description: "Database and upstream status: every upstream provider actively probed (results reused 30 s); 200 ok or degraded (naming the failing providers), 503 down when the database does not answer." },
   { path: "/v1/bundles/debug", title: "Bundle ledger debug", description: "Internal: ledger counts and health; admin credential only.", internal: true },
 ];
 

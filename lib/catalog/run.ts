@@ -2,9 +2,12 @@
  * Runs a product's handler with its response cache (single-flight per product and
  * parameters) and checks the result against the product's output schema, so a
  * computation that produced garbage (NaN, missing fields) is an error, never a 200.
+ * Every failure leaves here as an ApiError: an upstream's as 503 upstream_unavailable,
+ * anything else (the database behind the attestation key, a bug) as 503
+ * service_unavailable, never a 500; the gate then charges nothing.
  */
 import { cached } from "@/lib/market/cache";
-import { UnavailableError, ApiError } from "@/lib/errors";
+import { UnavailableError, ApiError, ServiceUnavailableError, logUnexpected } from "@/lib/errors";
 import { UpstreamError } from "@/lib/market/upstream";
 import { log } from "@/lib/log";
 import type { AnyProduct, HandlerContext } from "@/lib/catalog/types";
@@ -33,7 +36,8 @@ async function compute(product: AnyProduct, params: unknown, ctx: Omit<HandlerCo
       if (err instanceof UpstreamError) {
         throw new UnavailableError(`${product.title} is unavailable: ${err.provider} failed (${err.kind}).`, { sources: [err.provider], cause: err });
       }
-      throw err;
+      logUnexpected(err, { product: product.id });
+      throw new ServiceUnavailableError(`${product.title} could not be computed right now; nothing was charged. Retry later.`, { cause: err });
     }
     const checked = product.output.safeParse(out);
     if (!checked.success) {

@@ -1,7 +1,8 @@
 /**
  * /v1/manifest: every paid endpoint with its live price (from the catalog and the
- * running configuration), network and tags. It must always answer 200, so parts that
- * depend on the database (the attestation key) degrade to null instead of failing.
+ * running configuration), network and tags. Spec 4.2: it always answers 200, so the
+ * parts that depend on the database (the attestation key) degrade to null and the body
+ * says what is missing (`complete: false`, `unavailable[]`) instead of failing.
  * Lists the same paths and HTTP prices as /.well-known/x402 and x402-manifest.json.
  */
 import { PRODUCTS } from "@/lib/catalog";
@@ -14,21 +15,43 @@ import { baseUrl } from "@/lib/http/base-url";
 import { SERVICE } from "@/lib/discovery/service";
 import { docUrl } from "@/lib/discovery/documents";
 
-async function within<T>(p: Promise<T>, ms: number): Promise<T | null> {
+/** A part of the manifest that could not be produced, and why. */
+export interface MissingPart {
+  field: string;
+  reason: string;
+}
+
+async function within<T>(p: Promise<T>, ms: number): Promise<{ value: T } | { error: string }> {
   let t: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<null>((r) => (t = setTimeout(() => r(null), ms)))]);
-  } catch {
-    return null;
+    return await Promise.race([p.then((value) => ({ value })), new Promise<{ error: string }>((r) => (t = setTimeout(() => r({ error: `no answer within ${ms} ms` }), ms)))]);
+  } catch (err) {
+    return { error: (err as Error).message.split("\n")[0]!.slice(0, 200) };
   } finally {
     clearTimeout(t);
   }
 }
 
+/** The manifest, with `complete: false` and `unavailable[]` when a live part failed. */
 export async function manifest(req?: Request): Promise<Record<string, unknown>> {
+  const unavailable: MissingPart[] = [];
+  const key = await within(publicAttestationKey(), 2000);
+  if ("error" in key) {
+    unavailable.push({
+      field: "attestation_public_key",
+      reason: env().ATTESTATION_PRIVATE_KEY ? "the configured attestation key could not be loaded" : "the database holding the attestation key is unavailable",
+    });
+  }
+  return catalogManifest(req, "value" in key ? key.value : null, unavailable);
+}
+
+/**
+ * The manifest from the catalog and the configuration alone: what /v1/manifest answers
+ * when anything live failed. `unavailable` says which parts are missing.
+ */
+export function catalogManifest(req: Request | undefined, attestationKey: unknown, unavailable: MissingPart[]): Record<string, unknown> {
   const cfg = env();
   const base = baseUrl(req);
-  const key = await within(publicAttestationKey(), 2000);
   return {
     name: SERVICE.name,
     version: SERVICE.apiVersion,
@@ -59,7 +82,9 @@ export async function manifest(req?: Request): Promise<Record<string, unknown>> 
       x402_manifest: docUrl(base, "/.well-known/x402-manifest.json"),
       mcp: docUrl(base, "/.well-known/mcp.json"),
     },
-    attestation_public_key: key,
+    attestation_public_key: attestationKey,
+    complete: unavailable.length === 0,
+    unavailable,
     ts: new Date().toISOString(),
   };
 }

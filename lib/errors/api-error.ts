@@ -68,3 +68,18 @@ export class UnavailableError extends ApiError {
     this.retryAfterSeconds = retry;
   }
 }
+
+/**
+ * The service itself could not complete the call (its database or another internal
+ * dependency failed, or an unexpected error): HTTP 503 with Retry-After, nothing
+ * charged. The cause goes to the log only; the response names no internals.
+ */
+export class ServiceUnavailableError extends ApiError {
+  readonly retryAfterSeconds: number;
+  constructor(message?: string, opts: { retryAfterSeconds?: number; cause?: unknown } = {}) {
+    const retry = opts.retryAfterSeconds ?? 10;
+    super("service_unavailable", message, { headers: { "Retry-After": String(retry) }, extra: { retry_after: retry }, cause: opts.cause });
+    this.name = "ServiceUnavailableError";
+    this.retryAfterSeconds = retry;
+  }
+}

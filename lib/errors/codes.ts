@@ -1,6 +1,8 @@
 /**
  * Every error the service answers with, by stable machine-readable code. Status and
- * default message live here once; callers throw `ApiError(code, ...)`.
+ * default message live here once; callers throw `ApiError(code, ...)`. There is no
+ * 500: a failure nobody anticipated is `service_unavailable` (503 with Retry-After,
+ * nothing charged), with the details in the log only.
  */
 export const ERROR_CODES = {
   bad_request: { status: 400, message: "The request is malformed." },
@@ -16,7 +18,6 @@ export const ERROR_CODES = {
   validation_error: { status: 422, message: "Invalid parameters." },
   rate_limited: { status: 429, message: "Too many requests." },
   quota_exhausted: { status: 429, message: "The daily quota of this API key is used up." },
-  internal_error: { status: 500, message: "Internal error." },
   settlement_failed: { status: 402, message: "The payment could not be settled; nothing was charged." },
   settlement_pending: { status: 503, message: "The settlement's outcome is not known yet; send the same payment again to resolve it." },
   upstream_unavailable: { status: 503, message: "An upstream data source is unavailable; nothing was charged." },

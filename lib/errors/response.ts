@@ -1,4 +1,4 @@
-import { ApiError } from "@/lib/errors/api-error";
+import { ApiError, ServiceUnavailableError } from "@/lib/errors/api-error";
 import { log } from "@/lib/log";
 
 const JSON_HEADERS = { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" };
@@ -10,7 +10,8 @@ export function errorBody(err: ApiError): unknown {
 
 /**
  * Turns anything thrown into a response. Known errors keep their status; anything else
- * becomes a generic 500 whose details go to the log only.
+ * becomes a generic 503 `service_unavailable` with Retry-After (never a 500) whose
+ * details go to the log only.
  */
 export function errorResponse(err: unknown, context: Record<string, unknown> = {}): Response {
   const known = toApiError(err, context);
@@ -20,16 +21,25 @@ export function errorResponse(err: unknown, context: Record<string, unknown> = {
   });
 }
 
-/** Normalises a thrown value into an ApiError, logging unexpected ones. */
+/**
+ * Normalises a thrown value into an ApiError. Unexpected ones (a database that went
+ * away, a bug) are logged with their stack and answered as 503 `service_unavailable`:
+ * the caller may retry, nothing was charged, and no internals leak into the response.
+ */
 export function toApiError(err: unknown, context: Record<string, unknown> = {}): ApiError {
   if (err instanceof ApiError) return err;
+  logUnexpected(err, context);
+  return new ServiceUnavailableError();
+}
+
+/** Logs an unexpected error with a short stack (logs only, never a response). */
+export function logUnexpected(err: unknown, context: Record<string, unknown> = {}): void {
   log.error("unhandled_error", {
     ...context,
     name: (err as Error)?.name,
-    message: (err as Error)?.message,
-    stack: (err as Error)?.stack?.split("\n").slice(0, 6).join(" | "),
+    message: (err as Error)?.message?.split("\n")[0],
+    stack: (err as Error)?.stack?.split("\n").slice(1, 7).map((l) => l.trim()).join(" | "),
   });
-  return new ApiError("internal_error");
 }
 
 /** A JSON success response. */

@@ -9,7 +9,8 @@
  * a caller can neither set nor forge it.
  *
  * It also starts the offline upstream simulator in-process when
- * UPSTREAM_MODE=simulated, and applies database migrations before accepting traffic.
+ * UPSTREAM_MODE=simulated, and opens the database (applying migrations) before it
+ * announces itself ready; a database that is down at start is reported, not fatal.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -18,6 +19,7 @@ import next from "next";
 import { env, resetEnvForTests as rereadEnv } from "@/lib/config/env";
 import { clientIpStamper } from "@/lib/http/client-ip";
 import { log } from "@/lib/log";
+import { toApiError } from "@/lib/errors";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -44,10 +46,11 @@ async function main(): Promise<void> {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     stampClientIp(req);
     handle(req, res).catch((err: unknown) => {
-      log.error("server.unhandled", { message: (err as Error).message });
+      // Last resort (routes answer their own errors): the same 503 as errorResponse.
+      const known = toApiError(err, { where: "server" });
       if (!res.headersSent) {
-        res.writeHead(500, { "Content-Type": "application/json" });
-        res.end(JSON.stringify({ error: { code: "internal_error", message: "Internal error." } }));
+        res.writeHead(known.status, { "Content-Type": "application/json", ...known.httpHeaders() });
+        res.end(JSON.stringify(known.httpBody()));
       }
     });
   });
@@ -64,17 +67,22 @@ async function main(): Promise<void> {
 
   // Open the database (and apply migrations) through the app itself, so the one
   // database handle lives in the same module graph as the routes that use it.
-  const health = await fetch(`${localUrl}/health`, { signal: AbortSignal.timeout(60_000) })
+  const ready = await fetch(`${localUrl}/health/ready`, { signal: AbortSignal.timeout(60_000) })
     .then((r) => r.json() as Promise<{ database?: { ok?: boolean; error?: string } }>)
     .catch((err: Error) => ({ database: { ok: false, error: err.message } }));
-  if (!health.database?.ok) {
-    log.error("server.database_unavailable", { error: health.database?.error });
-    server.close();
-    await closeSim?.();
-    process.exit(1);
-  }
+  // A database that is down at start is an outage like one later on, not a reason to
+  // exit: the server keeps serving what needs no database (discovery, the manifest),
+  // answers 503 service_unavailable to calls that do and /health with 503 "down", and
+  // opens the database (migrations included) on the first call after it comes back.
+  if (!ready.database?.ok) log.error("server.database_unavailable", { error: ready.database?.error });
 
-  log.notice("server.ready", { url: localUrl, port, mode: cfg.UPSTREAM_MODE, database: cfg.DATABASE_URL ? "postgres" : "pglite" });
+  log.notice("server.ready", {
+    url: localUrl,
+    port,
+    mode: cfg.UPSTREAM_MODE,
+    database: cfg.DATABASE_URL ? "postgres" : "pglite",
+    database_ok: Boolean(ready.database?.ok),
+  });
 
   let closing = false;
   const shutdown = async (signal: string) => {

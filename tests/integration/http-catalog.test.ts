@@ -11,6 +11,8 @@ import type { ParamDoc } from "@/lib/catalog/params";
 import { startFixture, type Fixture } from "../helpers/fixture";
 import { startChain, type Chain } from "../helpers/chain";
 import { payAndFetch } from "../helpers/payments";
+import { SUPPORTED_TICKERS } from "@/lib/market/tickers";
+import { MAX_TICKERS } from "@/lib/catalog/products/markets/params";
 
 const DATA = PRODUCTS.filter((p) => p.kind === "data");
 
@@ -116,6 +118,46 @@ describe("catalog over HTTP (cached service)", () => {
     }
   }
 
+  for (const p of PRODUCTS.filter((x) => x.path === "/v1/screen" || x.path === "/v1/multi-asset")) {
+    const supported = SUPPORTED_TICKERS.join(", ");
+    const tooMany = SUPPORTED_TICKERS.slice(0, MAX_TICKERS + 1).join(",");
+    const cases: Array<[string, string, Record<string, unknown>]> = [
+      [
+        "an unknown ticker",
+        "XLM-USD,FOO-USD",
+        {
+          loc: ["query", "tickers"],
+          msg: `Value error, unsupported ticker 'FOO-USD'; supported: ${supported}`,
+          type: "value_error",
+          input: "XLM-USD,FOO-USD",
+          ctx: { error: `unsupported ticker 'FOO-USD'; supported: ${supported}` },
+        },
+      ],
+      [
+        `${MAX_TICKERS + 1} tickers`,
+        tooMany,
+        {
+          loc: ["query", "tickers"],
+          msg: `List should have at most ${MAX_TICKERS} items after validation, not ${MAX_TICKERS + 1}`,
+          type: "too_long",
+          input: tooMany,
+          ctx: { field_type: "List", max_length: MAX_TICKERS, actual_length: MAX_TICKERS + 1 },
+        },
+      ],
+    ];
+    for (const [what, tickers, detail] of cases) {
+      it(`GET ${p.path} with ${what} answers 422 with exactly the spec 2.6 body, charging nothing`, async () => {
+        const before = (await fx.json("/v1/usage", { headers: auth })).body.credits_remaining;
+        const { status, body, headers } = await fx.json(`${p.path}?${new URLSearchParams({ tickers })}`, { headers: auth });
+        expect(status).toBe(422);
+        expect(headers.get("content-type")).toMatch(/^application\/json/);
+        expect(body).toEqual({ detail: [detail] });
+        expect(headers.get("x-receipt-id")).toBeNull();
+        expect((await fx.json("/v1/usage", { headers: auth })).body.credits_remaining).toBe(before);
+      });
+    }
+  }
+
   it("answers JSON 404 for an unknown /v1 path and 405 for another method", async () => {
     const nf = await fx.json("/v1/does-not-exist");
     expect(nf.status).toBe(404);
@@ -128,8 +170,14 @@ describe("catalog over HTTP (cached service)", () => {
   it("serves /health with database and upstream status", async () => {
     const { status, body } = await fx.json("/health");
     expect(status).toBe(200);
+    expect(body.status).toBe("ok");
     expect(body.database).toMatchObject({ ok: true, mode: "pglite" });
     expect(typeof body.upstreams).toBe("object");
+    // Every provider a product reads from is probed and up (tests/integration/health.test.ts covers failures).
+    for (const name of new Set(DATA.flatMap((p) => p.sources))) {
+      // Etherscan without a key is listed as not_configured (eth-gas then uses eth-rpc).
+      expect(["ok", "not_configured"], name).toContain(body.upstreams[name]?.status);
+    }
   });
 
   it("serves /v1/manifest with every paid endpoint and its live price", async () => {

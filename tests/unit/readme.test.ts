@@ -21,4 +21,14 @@ describe("README", () => {
     expect(readme).toContain("npm install && npm start");
     expect(readme).toMatch(/^npm test$/m);
   });
+  it("has exactly the two commands in the Quick start, and the simulated start in its own Offline demo section right after", () => {
+    const sections = readme.split(/^## /m).map((s) => s.split("\n")[0]!.trim());
+    const quick = sections.indexOf("Quick start");
+    expect(quick).toBeGreaterThan(0);
+    expect(sections[quick + 1]).toBe("Offline demo");
+    const body = (title: string) => readme.split(/^## /m).find((s) => s.startsWith(`${title}\n`))!;
+    const commands = (text: string) => [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+    expect(commands(body("Quick start"))).toEqual(["npm install && npm start", "npm test"]);
+    expect(commands(body("Offline demo"))).toEqual(["UPSTREAM_MODE=simulated npm start"]);
+  });
 });

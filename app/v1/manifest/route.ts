@@ -1,6 +1,6 @@
-// GET /v1/manifest — catalog of paid endpoints with live prices (free; always 200).
-import { manifest } from "@/lib/discovery/manifest";
-import { jsonResponse } from "@/lib/errors";
+// GET /v1/manifest — catalog of paid endpoints with live prices (free; always 200, spec 4.2).
+import { catalogManifest, manifest } from "@/lib/discovery/manifest";
+import { jsonResponse, logUnexpected } from "@/lib/errors";
 import { baseCacheHeaders, baseUrlInfo } from "@/lib/http/base-url";
 
 export const dynamic = "force-dynamic";
@@ -9,5 +9,13 @@ export const dynamic = "force-dynamic";
 const MAX_AGE = 60;
 
 export async function GET(req: Request): Promise<Response> {
-  return jsonResponse(await manifest(req), { headers: baseCacheHeaders(baseUrlInfo(req), MAX_AGE) });
+  try {
+    const body = await manifest(req);
+    // A degraded body must not be kept by caches once the database is back.
+    return jsonResponse(body, { headers: body.complete ? baseCacheHeaders(baseUrlInfo(req), MAX_AGE) : { "Cache-Control": "no-store" } });
+  } catch (err) {
+    logUnexpected(err, { route: "manifest" });
+    const body = catalogManifest(req, null, [{ field: "attestation_public_key", reason: "the live parts of the manifest failed; this body comes from the catalog alone" }]);
+    return jsonResponse(body, { headers: { "Cache-Control": "no-store" } });
+  }
 }

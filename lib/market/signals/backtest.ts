@@ -42,7 +42,9 @@ export function sma(values: number[], n: number): (number | null)[] {
 }
 
 function rsiFromAverages(avgGain: number, avgLoss: number): number {
-  if (avgLoss === 0) return avgGain === 0 ? 50 : 100; // flat window: no direction → 50
+  // upstreams.md §13: RSI is 100 whenever avgL = 0, a perfectly flat window included
+  // (no loss at all reads as maximally overbought, as in Wilder's definition).
+  if (avgLoss === 0) return 100;
   return 100 - 100 / (1 + avgGain / avgLoss);
 }
 
@@ -61,8 +63,8 @@ function gainsAndLosses(closes: number[]): { g: number[]; l: number[] } {
 /**
  * Wilder's RSI. Gains G = max(Δc, 0), losses L = max(−Δc, 0). Both averages are seeded
  * with the plain mean of the first n changes (available at index n), then smoothed:
- * avg = (prev·(n−1) + x) / n. RSI = 100 − 100/(1 + avgG/avgL); 100 when avgL = 0
- * (50 when both averages are 0, i.e. a perfectly flat window). Null before index n.
+ * avg = (prev·(n−1) + x) / n. RSI = 100 − 100/(1 + avgG/avgL); 100 when avgL = 0,
+ * a perfectly flat window included (upstreams.md §13). Null before index n.
  */
 export function wilderRsi(closes: number[], n = 14): (number | null)[] {
   assertPositiveInt(n, "rsi period");

@@ -1,19 +1,34 @@
 /**
- * CoinGecko public API (keyless or Demo key in `x-cg-demo-api-key`). Used for prices,
+ * CoinGecko public API (keyless, a Demo key in `x-cg-demo-api-key`, or a Pro key in
+ * `x-cg-pro-api-key` on pro-api.coingecko.com). Used for prices,
  * 24h changes, circulating supply, top-N market rows, daily/hourly history and global
  * figures. Nullable numbers stay null (unknown), never 0.
  */
 import { z } from "zod";
 import { env } from "@/lib/config/env";
-import { cached } from "@/lib/market/cache";
+import { cached, type CacheOptions } from "@/lib/market/cache";
 import { fetchJson, type Provider } from "@/lib/market/upstream";
+
+/** Host of CoinGecko's paid (Pro) API; the Demo and keyless tiers use api.coingecko.com. */
+export const COINGECKO_PRO_HOST = "pro-api.coingecko.com";
+
+/**
+ * The header that carries the CoinGecko key. Each plan only accepts its own header on
+ * its own host (a Demo header on the Pro host is refused, and vice versa), so `auto`
+ * follows the configured base URL's host; `demo`/`pro` override it for proxies.
+ */
+export function coingeckoKeyHeader(baseUrl: string, plan: "auto" | "demo" | "pro" = "auto"): "x-cg-pro-api-key" | "x-cg-demo-api-key" {
+  const pro = plan === "pro" || (plan === "auto" && new URL(baseUrl).hostname.toLowerCase() === COINGECKO_PRO_HOST);
+  return pro ? "x-cg-pro-api-key" : "x-cg-demo-api-key";
+}
 
 export const coingecko: Provider = {
   name: "coingecko",
   baseUrl: () => env().COINGECKO_BASE_URL,
   headers: (): Record<string, string> => {
-    const key = env().COINGECKO_API_KEY;
-    return key ? { "x-cg-demo-api-key": key } : {};
+    const cfg = env();
+    const key = cfg.COINGECKO_API_KEY;
+    return key ? { [coingeckoKeyHeader(cfg.COINGECKO_BASE_URL, cfg.COINGECKO_PLAN)]: key } : {};
   },
 };
 
@@ -84,7 +99,7 @@ const MarketRow = z.object({
 export type MarketRow = z.infer<typeof MarketRow>;
 
 /** `coins/markets` rows ordered by market cap (top `perPage`, or the given ids). */
-export async function coinMarkets(opts: { ids?: string[]; perPage?: number; page?: number; vsCurrency?: "usd" | "btc" } = {}): Promise<MarketRow[]> {
+export async function coinMarkets(opts: { ids?: string[]; perPage?: number; page?: number; vsCurrency?: "usd" | "btc" } & CacheOptions = {}): Promise<MarketRow[]> {
   const ids = opts.ids ? [...new Set(opts.ids)].sort().join(",") : undefined;
   const perPage = Math.min(opts.perPage ?? 50, 250);
   const vs = opts.vsCurrency ?? "usd";
@@ -103,6 +118,7 @@ export async function coinMarkets(opts: { ids?: string[]; perPage?: number; page
       },
       z.array(MarketRow),
     ),
+    { maxAgeMs: opts.maxAgeMs },
   );
 }
 

@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 import { env } from "@/lib/config/env";
-import { cached } from "@/lib/market/cache";
+import { cached, type CacheOptions } from "@/lib/market/cache";
 import { fetchJson, type Provider } from "@/lib/market/upstream";
 import type { RawLevel } from "@/lib/market/signals/orderbook";
 
@@ -105,7 +105,7 @@ export interface SdexTrade {
 }
 
 /** Most recent XLM/USDC trades, newest first (at most 200, Horizon's page limit). */
-export async function getXlmUsdcTrades(limit = 200): Promise<SdexTrade[]> {
+export async function getXlmUsdcTrades(limit = 200, cache: CacheOptions = {}): Promise<SdexTrade[]> {
   const n = Math.min(Math.max(1, limit), 200);
   return cached(`horizon:trades:${n}`, 10_000, async () => {
     const res = await fetchJson(
@@ -125,7 +125,7 @@ export async function getXlmUsdcTrades(limit = 200): Promise<SdexTrade[]> {
         price: r.price.n / r.price.d,
         baseIsSeller: r.base_is_seller,
       }));
-  });
+  }, cache);
 }
 
 const AggRecord = z.object({
@@ -159,13 +159,16 @@ export interface TradeBucket {
  * XLM/USDC trade aggregations. Horizon rounds the bounds to the resolution; callers pass
  * aligned bounds so that the cache key is stable for the whole bucket.
  */
-export async function getXlmUsdcTradeAggregations(o: {
-  resolution: AggResolution;
-  startTime: number;
-  endTime: number;
-  order?: "asc" | "desc";
-  limit?: number;
-}): Promise<TradeBucket[]> {
+export async function getXlmUsdcTradeAggregations(
+  o: {
+    resolution: AggResolution;
+    startTime: number;
+    endTime: number;
+    order?: "asc" | "desc";
+    limit?: number;
+  },
+  cache: CacheOptions = {},
+): Promise<TradeBucket[]> {
   const order = o.order ?? "desc";
   const limit = Math.min(Math.max(1, o.limit ?? 10), 200);
   const key = `horizon:agg:${o.resolution}:${o.startTime}:${o.endTime}:${order}:${limit}`;
@@ -187,7 +190,7 @@ export async function getXlmUsdcTradeAggregations(o: {
       open: r.open,
       close: r.close,
     }));
-  });
+  }, cache);
 }
 
 const LedgerRecord = z.object({
@@ -225,7 +228,7 @@ export interface Ledger {
 }
 
 /** The most recently closed ledger (`/ledgers?order=desc&limit=1`). */
-export async function getLatestLedger(): Promise<Ledger> {
+export async function getLatestLedger(cache: CacheOptions = {}): Promise<Ledger> {
   return cached("horizon:ledger:latest", 5_000, async () => {
     const res = await fetchJson(
       horizon,
@@ -248,7 +251,7 @@ export async function getLatestLedger(): Promise<Ledger> {
       maxTxSetSize: r.max_tx_set_size,
       protocolVersion: r.protocol_version,
     };
-  });
+  }, cache);
 }
 
 const FeeDistribution = z.object({
@@ -290,7 +293,7 @@ export interface FeeStats {
 }
 
 /** Fee statistics over the last 5 ledgers (all values in stroops). */
-export async function getFeeStats(): Promise<FeeStats> {
+export async function getFeeStats(cache: CacheOptions = {}): Promise<FeeStats> {
   return cached("horizon:fee_stats", 10_000, async () => {
     const r = await fetchJson(horizon, "/fee_stats", {}, FeeStatsResponse);
     return {
@@ -300,5 +303,5 @@ export async function getFeeStats(): Promise<FeeStats> {
       feeCharged: r.fee_charged,
       maxFee: r.max_fee,
     };
-  });
+  }, cache);
 }

@@ -4,6 +4,8 @@ import { runProduct } from "@/lib/catalog/run";
 import { validateOrThrow } from "@/lib/catalog/validate";
 import { xlmNetwork } from "@/lib/catalog/products/xlm/xlm-network";
 import { UnavailableError } from "@/lib/errors";
+import { coinMarkets } from "@/lib/market/sources/coingecko";
+import { getFeeStats, getLatestLedger, getXlmUsdcTradeAggregations, getXlmUsdcTrades } from "@/lib/market/sources/horizon";
 import { useSimulator } from "../../helpers/in-process";
 import { PAIR_QUERY, freezeTime, raw, total } from "./raw";
 
@@ -91,6 +93,54 @@ describe("GET /v1/xlm-network", () => {
     // Fresh data, not a stale upstream cache: about 11 ledgers (61 s / 5.5 s) later.
     expect(later.ledger.sequence - first.ledger.sequence).toBeGreaterThanOrEqual(10);
     expect(later.ledger.sequence - first.ledger.sequence).toBeLessThanOrEqual(12);
+  });
+
+  it("serves data at most 60 s old even when other products left its upstream reads in the caches", async () => {
+    const t0 = Date.now();
+    freezeTime(t0);
+    const hour = Math.floor(t0 / HOUR) * HOUR;
+    // Another product read the same resources just now: they sit in the upstream caches
+    // (Horizon aggregations for 30 s, CoinGecko markets for 60 s).
+    await Promise.all([
+      getLatestLedger(),
+      getFeeStats(),
+      coinMarkets({ ids: ["stellar"] }),
+      getXlmUsdcTradeAggregations({ resolution: 3_600_000, startTime: hour - 3 * HOUR, endTime: hour + HOUR, order: "desc", limit: 4 }),
+      getXlmUsdcTrades(200),
+    ]);
+    const perResource = () => {
+      const by: Record<string, number> = {};
+      for (const [k, v] of Object.entries(sim().counts())) {
+        const res = k.split("?")[0]!;
+        by[res] = (by[res] ?? 0) + v;
+      }
+      return by;
+    };
+    const RESOURCES = ["horizon /ledgers", "horizon /fee_stats", "horizon /trades", "horizon /trade_aggregations", "coingecko /api/v3/coins/markets"];
+    const warm = perResource();
+    for (const r of RESOURCES) expect(warm[r], r).toBe(1);
+
+    // 4 s later the pulse is computed: every figure must be read from upstream now, not
+    // taken from those caches (else the 60 s response cache would stack on top of them).
+    vi.setSystemTime(t0 + 4_000);
+    const pulse = await run();
+    expect(Date.parse(pulse.ts)).toBe(t0 + 4_000);
+    const computed = perResource();
+    for (const r of RESOURCES) expect(computed[r], r).toBe(2);
+
+    // Served from the response cache until 60 s after the reads, never later.
+    vi.setSystemTime(t0 + 4_000 + 59_999);
+    const cachedPulse = await run();
+    expect(cachedPulse.ts).toBe(pulse.ts);
+    expect(Date.now() - Date.parse(cachedPulse.ts)).toBeLessThanOrEqual(60_000);
+    expect(perResource()).toEqual(computed);
+    vi.setSystemTime(t0 + 4_000 + 60_000);
+    const next = await run();
+    expect(Date.parse(next.ts)).toBe(Date.now());
+    // The reported ledger is as fresh as the pulse: it closed at most one ledger interval
+    // (5-6 s in the simulator) before the pulse was computed.
+    expect(Date.parse(next.ts) - Date.parse(next.ledger.closed_at)).toBeLessThanOrEqual(6_000);
+    expect(next.ledger.age_seconds).toBeLessThanOrEqual(6);
   });
 
   it("degrades section by section: fee stats, supply and trades", async () => {

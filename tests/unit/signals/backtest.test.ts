@@ -60,7 +60,8 @@ describe("wilderRsi (prototype error 1: Cutler's RSI)", () => {
   it.each([
     ["only gains → 100", [1, 2, 3, 4, 5], 100],
     ["only losses → 0", [5, 4, 3, 2, 1], 0],
-    ["flat → 50", [3, 3, 3, 3, 3], 50],
+    // upstreams.md §13: "RSI is 100 when avgL = 0" — a flat window has avgL = 0 too.
+    ["flat → 100", [3, 3, 3, 3, 3], 100],
   ])("%s", (_n, xs, v) => {
     expect(wilderRsi(xs, 3)[4]).toBeCloseTo(v, 10);
   });
