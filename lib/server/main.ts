@@ -20,6 +20,22 @@ import { log } from "@/lib/log";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
+/**
+ * Adds `field` to the response's Vary header just before the head is written. "/" serves
+ * the home page or the service-info JSON depending on Accept (the rewrite in
+ * next.config.ts), so caches must key on Accept; Next's page renderer replaces the Vary
+ * header of every page response, so a `headers()` rule in next.config.ts cannot add it.
+ */
+function varyOn(res: ServerResponse, field: string): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse["writeHead"]>) {
+    const current = String(this.getHeader("vary") ?? "");
+    const fields = current.split(",").map((f) => f.trim().toLowerCase());
+    if (!fields.includes(field.toLowerCase())) this.setHeader("Vary", current ? `${current}, ${field}` : field);
+    return writeHead.apply(this, args);
+  } as ServerResponse["writeHead"];
+}
+
 async function main(): Promise<void> {
   process.env.NEXT_TELEMETRY_DISABLED = "1";
   const cfg = env();
@@ -42,6 +58,7 @@ async function main(): Promise<void> {
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.headers[CLIENT_IP_HEADER] = deriveClientIp(req.socket.remoteAddress, req.headers["x-forwarded-for"], trustedHops);
+    if (req.url === "/" || req.url?.startsWith("/?")) varyOn(res, "Accept");
     handle(req, res).catch((err: unknown) => {
       log.error("server.unhandled", { message: (err as Error).message });
       if (!res.headersSent) {
