@@ -28,6 +28,8 @@ const config: NextConfig = {
   async rewrites() {
     return {
       // Agents asking for JSON at "/" get the service info; browsers get the home page.
+      // Both answers carry `Vary: Accept`, added by the server (lib/server/main.ts) because
+      // Next replaces the Vary header of page responses after these rules run.
       beforeFiles: [
         {
           source: "/",

@@ -2,10 +2,12 @@
  * Browser tests of the web pages in Debian's Chromium (no browser download). The global
  * setup builds the app when stale, starts a local chain (chain id 8453, EIP-3009 USDC)
  * and the real service configured to take payments on it; tests reach it through the
- * `baseURL` fixture. Functional tests run at desktop width; the screenshot spec runs at
- * desktop and phone widths and writes artifacts/screenshots/<page>-<project>.png.
+ * `baseURL` fixture. Functional tests run at desktop width (the flows whose result pages
+ * are photographed repeat at phone width inside it); the screenshot spec runs at desktop
+ * and phone widths. Screenshots: artifacts/screenshots/<page>[-<state>]-<desktop|phone>.png.
  */
 import { defineConfig } from "@playwright/test";
+import { DEVICES } from "./tests/browser/helpers/devices";
 
 process.env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = "1";
 
@@ -31,11 +33,7 @@ export default defineConfig({
     screenshot: "only-on-failure",
   },
   projects: [
-    { name: "desktop", use: { viewport: { width: 1280, height: 800 } } },
-    {
-      name: "phone",
-      testMatch: /screenshots\.spec\.ts$/,
-      use: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 1 },
-    },
+    { name: "desktop", use: { ...DEVICES.desktop } },
+    { name: "phone", testMatch: /screenshots\.spec\.ts$/, use: { ...DEVICES.phone } },
   ],
 });

@@ -4,7 +4,8 @@ import { LiveSentiment } from "@/app/components/live-sentiment";
 import { PRODUCTS } from "@/lib/catalog";
 import { env } from "@/lib/config/env";
 import { usdLabel } from "@/lib/payments/price";
-import { bundleCredits, bundleProducts, priceRange } from "@/lib/web/catalog-view";
+import { countOf, formatCount } from "@/lib/catalog/format";
+import { bundleCredits, bundleProducts, priceRange, toolCounts } from "@/lib/web/catalog-view";
 import { pageBaseUrl } from "@/lib/web/base-url";
 import { DISCOVERY_LINKS } from "@/lib/web/links";
 import { FREE_KEY, SAMPLE } from "@/lib/web/endpoints";
@@ -15,7 +16,7 @@ export default async function Home() {
   const base = await pageBaseUrl();
   const cfg = env();
   const range = priceRange();
-  const tools = PRODUCTS.filter((p) => p.tool).length;
+  const tools = toolCounts();
   const bundles = bundleProducts();
   const standard = bundles[0];
   return (
@@ -24,7 +25,7 @@ export default async function Home() {
         <h1 id="hero">Crypto market intelligence for autonomous agents</h1>
         <p className="lead">
           XLM composite sentiment, quotes and order books, arbitrage scans, multi-asset screens, market breadth, gas, prediction markets, wallet intelligence and
-          token safety: {PRODUCTS.length} products over HTTP and {tools} as MCP tools, paid per call ({range.min} to {range.max}) with x402 USDC on Base, with a
+          token safety: {PRODUCTS.length} products over HTTP and <span data-testid="tool-count">{tools.total}</span> MCP tools ({tools.free} of them free), paid per call ({range.min} to {range.max}) with x402 USDC on Base, with a
           prepaid bundle, or with a free key.
         </p>
         <div className="row">
@@ -74,7 +75,7 @@ export default async function Home() {
             <p>
               {standard ? (
                 <>
-                  {usdLabel(standard.httpPrice)} buys {bundleCredits(standard)} credits over HTTP.{" "}
+                  {usdLabel(standard.httpPrice)} buys {formatCount(bundleCredits(standard) ?? 0)} credits over HTTP.{" "}
                 </>
               ) : null}
               Send the token as <code>X-Bundle-Token</code> or as the <code>bundle_token</code> tool argument; each call spends its credit cost.
@@ -84,7 +85,7 @@ export default async function Home() {
           <article className="card">
             <h3>Free key</h3>
             <p>
-              {cfg.FREE_KEY_DAILY_QUOTA} calls a day on standard endpoints. Mint one at <code>{FREE_KEY.path}</code> or with the <code>get_free_api_key</code> tool, send
+              {countOf(cfg.FREE_KEY_DAILY_QUOTA, "call")} a day on standard endpoints. Mint one at <code>{FREE_KEY.path}</code> or with the <code>get_free_api_key</code> tool, send
               it as <code>X-Api-Key</code>.
             </p>
             <a href="/free-key">Claim a free key</a>

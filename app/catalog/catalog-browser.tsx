@@ -4,7 +4,9 @@
 import { useId, useMemo, useState, type FormEvent } from "react";
 import { CopyButton } from "@/app/components/copy-button";
 import { callJson, TryResultView, type TryResult } from "@/app/components/try-it";
+import { ScrollRegion } from "@/app/components/scroll-region";
 import type { ProductView } from "@/lib/web/catalog-view";
+import { formatCount } from "@/lib/catalog/format";
 import { isApiKeyShaped } from "@/lib/access/credentials";
 
 function matches(p: ProductView, tag: string, q: string): boolean {
@@ -99,7 +101,7 @@ function ProductCard({ p, credential }: { p: ProductView; credential: string }) 
         </div>
         <div>
           <dt>{p.kind === "bundle" ? "Credits bought" : "Bundle credits"}</dt>
-          <dd data-field="credits">{p.kind === "bundle" ? `${p.creditsSold ?? "?"} credits` : `${p.credits} per call`}</dd>
+          <dd data-field="credits">{p.kind === "bundle" ? `${p.creditsSold === null ? "?" : formatCount(p.creditsSold)} credits` : `${p.credits} per call`}</dd>
         </div>
       </dl>
       {p.tool ? (
@@ -110,27 +112,41 @@ function ProductCard({ p, credential }: { p: ProductView; credential: string }) 
         <p className="small muted">HTTP only (no MCP tool).</p>
       )}
       {p.params.length ? (
-        <div className="table-wrap">
-          <table>
+        <ScrollRegion label={`Parameters of ${p.path}`}>
+          {/* Explicit roles: on phones the rows are stacked with CSS (display: block), which
+              would otherwise drop the table semantics in some browsers. */}
+          <table className="stack-table" role="table">
             <caption className="visually-hidden">Parameters of {p.path}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Parameter</th>
-                <th scope="col">Type</th>
-                <th scope="col">Default</th>
-                <th scope="col">Meaning</th>
+            <thead role="rowgroup">
+              <tr role="row">
+                <th scope="col" role="columnheader">
+                  Parameter
+                </th>
+                <th scope="col" role="columnheader">
+                  Type
+                </th>
+                <th scope="col" role="columnheader">
+                  Default
+                </th>
+                <th scope="col" role="columnheader">
+                  Meaning
+                </th>
               </tr>
             </thead>
-            <tbody>
+            <tbody role="rowgroup">
               {p.params.map((x) => (
-                <tr key={x.name}>
-                  <th scope="row">
+                <tr key={x.name} role="row">
+                  <th scope="row" role="rowheader">
                     <code>{x.name}</code>
                     {x.required ? " (required)" : ""}
                   </th>
-                  <td>{x.type}</td>
-                  <td className="mono small">{x.default ?? "—"}</td>
-                  <td className="small">
+                  <td role="cell" data-label="Type">
+                    {x.type}
+                  </td>
+                  <td role="cell" data-label="Default" className="mono small">
+                    {x.default ?? "—"}
+                  </td>
+                  <td role="cell" data-label="Meaning" className="small">
                     {x.description}
                     {x.constraints ? ` (${x.constraints})` : ""}
                   </td>
@@ -138,7 +154,7 @@ function ProductCard({ p, credential }: { p: ProductView; credential: string }) 
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       ) : (
         <p className="small muted">No parameters.</p>
       )}

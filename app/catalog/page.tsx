@@ -3,7 +3,7 @@ import type { Metadata } from "next";
 import { CatalogBrowser } from "@/app/catalog/catalog-browser";
 import { TryEndpoint } from "@/app/components/try-it";
 import { PUBLIC_FREE_ENDPOINTS } from "@/lib/catalog/free";
-import { catalogViews } from "@/lib/web/catalog-view";
+import { catalogViews, freeToolViews } from "@/lib/web/catalog-view";
 import { pageBaseUrl } from "@/lib/web/base-url";
 import { ENDPOINT_PAGES } from "@/lib/web/endpoints";
 
@@ -13,6 +13,7 @@ export const metadata: Metadata = { title: "Catalog" };
 export default async function CatalogPage() {
   const base = await pageBaseUrl();
   const products = catalogViews(base);
+  const freeTools = freeToolViews();
   return (
     <>
       <h1>Catalog</h1>
@@ -39,6 +40,24 @@ export default async function CatalogPage() {
               ) : (
                 <TryEndpoint path={e.path} />
               )}
+            </article>
+          ))}
+        </div>
+      </section>
+      <section className="section" aria-labelledby="free-tools">
+        <h2 id="free-tools">Free MCP tools</h2>
+        <p className="muted">
+          Served at <code>{base}/mcp</code> with no payment and no credential.
+        </p>
+        <div className="grid">
+          {freeTools.map((t) => (
+            <article className="card" key={t.name} data-testid="free-tool" data-tool={t.name}>
+              <h3>{t.title}</h3>
+              <p className="path mono small">
+                <code>{t.name}</code>
+                {t.endpoint ? ` (same as GET ${t.endpoint})` : ""}
+              </p>
+              <p className="small">{t.description}</p>
             </article>
           ))}
         </div>

@@ -20,8 +20,10 @@ export function SentimentChart({ points }: { points: HistoryPoint[] }) {
   const lo = Math.min(...prices);
   const hi = Math.max(...prices);
   const pad = (hi - lo) * 0.1 || hi * 0.01;
+  const last = points.at(-1);
   return (
-    <div className="chart-box" data-testid="sentiment-chart">
+    // The latest bar's values as attributes: what the right-hand end of the chart shows.
+    <div className="chart-box" data-testid="sentiment-chart" data-latest-ts={last?.ts} data-latest-sentiment={last?.sentiment ?? ""} data-latest-price={last?.price}>
       {mounted ? (
         <ResponsiveContainer width="100%" height="100%">
           <ComposedChart data={data} margin={{ top: 10, right: 8, bottom: 0, left: 0 }}>

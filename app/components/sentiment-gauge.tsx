@@ -50,7 +50,8 @@ export function ScoreBar({ score }: { score: number | null }) {
   const pct = ((Math.max(-1, Math.min(1, score)) + 1) / 2) * 100;
   return (
     <div className="score-bar" aria-hidden="true">
-      <span style={{ left: `${pct}%` }} />
+      {/* Inset by half the marker's width so a score of ±1 stays inside the bar. */}
+      <span style={{ left: `calc(0.15rem + (100% - 0.3rem) * ${pct / 100})` }} />
     </div>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 // Main navigation; marks the current page for assistive technology (aria-current).
 import { usePathname } from "next/navigation";
-import { NAV_LINKS } from "@/lib/web/links";
+import { NAV_LINKS } from "@/lib/web/nav";
 
 export function SiteNav() {
   const path = usePathname();

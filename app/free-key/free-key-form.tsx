@@ -3,6 +3,7 @@
 // quota (used / left today) read back from the usage endpoint.
 import { useState, type FormEvent } from "react";
 import { CopyButton } from "@/app/components/copy-button";
+import { countOf, formatCount } from "@/lib/catalog/format";
 import { emailLooksValid, fetchUsage, mintKey, type MintedKey } from "@/lib/web/usage-client";
 
 interface Quota {
@@ -65,11 +66,11 @@ export function FreeKeyForm({ freeKeyPath, usagePath }: { freeKeyPath: string; u
           <div aria-live="polite">
             <dl className="facts" data-testid="quota">
               <dt>Daily quota</dt>
-              <dd>{quota.quota} calls</dd>
+              <dd>{countOf(quota.quota, "call")}</dd>
               <dt>Used today</dt>
-              <dd data-testid="quota-used">{quota.used}</dd>
+              <dd data-testid="quota-used">{formatCount(quota.used)}</dd>
               <dt>Left today</dt>
-              <dd data-testid="quota-left">{quota.left}</dd>
+              <dd data-testid="quota-left">{formatCount(quota.left)}</dd>
               <dt>Resets</dt>
               <dd>
                 <time dateTime={quota.resetsAt}>{quota.resetsAt.replace("T", " ").slice(0, 16)} UTC</time>

@@ -2,6 +2,7 @@
 import type { Metadata } from "next";
 import { FreeKeyForm } from "@/app/free-key/free-key-form";
 import { PRODUCTS } from "@/lib/catalog";
+import { countOf } from "@/lib/catalog/format";
 import { env } from "@/lib/config/env";
 import { FREE_KEY, USAGE } from "@/lib/web/endpoints";
 
@@ -15,7 +16,7 @@ export default function FreeKeyPage() {
     <>
       <h1>Free key</h1>
       <p className="lead">
-        A free-tier API key gives {quota} calls per UTC day on {covered} standard endpoints. No account, no payment. Agents can mint one at{" "}
+        A free-tier API key gives {countOf(quota, "call")} per UTC day on {covered} standard endpoints. No account, no payment. Agents can mint one at{" "}
         <code>{FREE_KEY.path}</code> or with the MCP tool <code>get_free_api_key</code>.
       </p>
       <FreeKeyForm freeKeyPath={FREE_KEY.path} usagePath={USAGE.path} />

@@ -1,13 +1,20 @@
 "use client";
 // Paste a bundle token or free key to see what it has left and its recent charged calls.
 // The value is sent only as a request header to this service and kept in page memory.
-import { useState, type FormEvent } from "react";
+// The field is uncontrolled and read on submit: a value pasted while the page was still
+// loading (before React took over) is kept instead of being reset by hydration, and the
+// button waits for the script, because a plain form submission would only reload the page.
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { fetchUsage, type UsageReport } from "@/lib/web/usage-client";
+import { countOf, formatCount } from "@/lib/catalog/format";
+import { ScrollRegion } from "@/app/components/scroll-region";
 
 type Names = Record<string, { title: string; path: string }>;
 
 export function UsageForm({ usagePath, names }: { usagePath: string; names: Names }) {
-  const [credential, setCredential] = useState("");
+  const field = useRef<HTMLInputElement>(null);
+  const [ready, setReady] = useState(false);
+  useEffect(() => setReady(true), []);
   const [show, setShow] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -16,6 +23,7 @@ export function UsageForm({ usagePath, names }: { usagePath: string; names: Name
   async function look(e: FormEvent) {
     e.preventDefault();
     setError(null);
+    const credential = field.current?.value ?? "";
     if (!credential.trim()) {
       setError("Paste a bundle token or a free key first.");
       return;
@@ -42,8 +50,7 @@ export function UsageForm({ usagePath, names }: { usagePath: string; names: Name
             type={show ? "text" : "password"}
             autoComplete="off"
             spellCheck={false}
-            value={credential}
-            onChange={(e) => setCredential(e.target.value)}
+            ref={field}
             aria-describedby="credential-hint"
           />
           <p className="hint" id="credential-hint">
@@ -57,7 +64,7 @@ export function UsageForm({ usagePath, names }: { usagePath: string; names: Name
           </label>
         </div>
         <div>
-          <button type="submit" disabled={busy}>
+          <button type="submit" disabled={!ready || busy}>
             {busy ? "Looking up…" : "Show usage"}
           </button>
         </div>
@@ -83,10 +90,10 @@ function Report({ report, names }: { report: UsageReport; names: Names }) {
             <dd>{report.tier}</dd>
             <dt>Credits left</dt>
             <dd data-testid="credits-remaining">
-              {report.credits_remaining} of {report.credits_total}
+              {formatCount(report.credits_remaining)} of {formatCount(report.credits_total)}
             </dd>
             <dt>Credits spent</dt>
-            <dd data-testid="credits-spent">{report.credits_total - report.credits_remaining}</dd>
+            <dd data-testid="credits-spent">{formatCount(report.credits_total - report.credits_remaining)}</dd>
           </dl>
         </>
       ) : (
@@ -95,10 +102,10 @@ function Report({ report, names }: { report: UsageReport; names: Names }) {
           <dl className="facts">
             <dt>Used today</dt>
             <dd data-testid="quota-used">
-              {report.used_today} of {report.daily_quota}
+              {formatCount(report.used_today)} of {formatCount(report.daily_quota)}
             </dd>
             <dt>Left today</dt>
-            <dd data-testid="quota-left">{report.remaining_today}</dd>
+            <dd data-testid="quota-left">{formatCount(report.remaining_today)}</dd>
             <dt>Resets</dt>
             <dd>
               <time dateTime={report.resets_at}>{report.resets_at.replace("T", " ").slice(0, 16)} UTC</time>
@@ -110,35 +117,52 @@ function Report({ report, names }: { report: UsageReport; names: Names }) {
       {report.recent.length === 0 ? (
         <p className="muted">No charged calls yet.</p>
       ) : (
-        <div className="table-wrap">
-          <table data-testid="recent-calls">
+        <ScrollRegion label="Recent charged calls">
+          {/* Explicit roles: stacked on phones with CSS (see .stack-table). */}
+          <table data-testid="recent-calls" className="stack-table" role="table">
             <caption className="visually-hidden">Recent charged calls, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time (UTC)</th>
-                <th scope="col">Product</th>
-                <th scope="col">Surface</th>
-                <th scope="col">Charged</th>
-                <th scope="col">Receipt</th>
+            <thead role="rowgroup">
+              <tr role="row">
+                <th scope="col" role="columnheader">
+                  Time (UTC)
+                </th>
+                <th scope="col" role="columnheader">
+                  Product
+                </th>
+                <th scope="col" role="columnheader">
+                  Surface
+                </th>
+                <th scope="col" role="columnheader">
+                  Charged
+                </th>
+                <th scope="col" role="columnheader">
+                  Receipt
+                </th>
               </tr>
             </thead>
-            <tbody>
+            <tbody role="rowgroup">
               {report.recent.map((r) => (
-                <tr key={r.receipt_id}>
-                  <td>
+                <tr key={r.receipt_id} role="row" data-receipt={r.receipt_id}>
+                  <td role="cell" data-label="Time (UTC)">
                     <time dateTime={r.at}>{r.at.replace("T", " ").slice(0, 19)}</time>
                   </td>
-                  <td>
+                  <td role="cell" data-label="Product">
                     {names[r.product]?.title ?? r.product} <code className="small">{names[r.product]?.path ?? ""}</code>
                   </td>
-                  <td>{r.surface.toUpperCase()}</td>
-                  <td>{r.credits !== null ? `${r.credits} credit${r.credits === 1 ? "" : "s"}` : r.amount_usd !== null ? `$${r.amount_usd}` : "—"}</td>
-                  <td className="mono small">{r.receipt_id}</td>
+                  <td role="cell" data-label="Surface">
+                    {r.surface.toUpperCase()}
+                  </td>
+                  <td role="cell" data-label="Charged">
+                    {r.credits !== null ? countOf(r.credits, "credit") : r.amount_usd !== null ? `$${r.amount_usd}` : "—"}
+                  </td>
+                  <td role="cell" data-label="Receipt" className="mono small">
+                    {r.receipt_id}
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
     </section>
   );

@@ -6,6 +6,7 @@ import { QueryClient, QueryClientProvider, useQuery } from "@tanstack/react-quer
 import { WagmiProvider, useConnect, useConnection, useConnectors, useDisconnect, useSignTypedData, useSwitchChain } from "wagmi";
 import type { Address } from "viem";
 import { CopyButton } from "@/app/components/copy-button";
+import { formatCount } from "@/lib/catalog/format";
 import { chainName, injectedProvider, makeWagmiConfig, TARGET_CHAIN } from "@/lib/web/wagmi";
 import {
   evmChainId,
@@ -51,7 +52,13 @@ export function WalletApp(props: Props) {
   );
 }
 
-type Status = { tone: "info" | "error" | "success"; text: string; kind?: string } | null;
+/**
+ * A purchase message. `scope` is the wallet account and chain it was about: a message
+ * such as "wrong network" must not outlive a switch to Base, so it is shown only while
+ * the wallet is still where it was (null: shown whatever happens, for a possibly settled
+ * payment whose nonce the person needs). `reference` is that nonce.
+ */
+type Status = { tone: "info" | "error" | "success"; text: string; kind?: string; scope: string | null; reference?: string | null } | null;
 
 function Wallet({ offers, network, usdcAddress }: Props) {
   const [mounted, setMounted] = useState(false);
@@ -71,6 +78,8 @@ function Wallet({ offers, network, usdcAddress }: Props) {
   const address = conn.address;
   const connected = conn.isConnected && Boolean(address);
   const onTarget = connected && conn.chainId === TARGET_CHAIN.id;
+  const scope = `${address ?? "none"}@${conn.chainId ?? "none"}`;
+  const shownStatus = status && (status.scope === null || status.scope === scope) ? status : null;
 
   const balance = useQuery({
     queryKey: ["usdc-balance", address, conn.chainId, usdcAddress],
@@ -88,11 +97,12 @@ function Wallet({ offers, network, usdcAddress }: Props) {
 
   async function buy(offer: BundleOffer) {
     setBought(null);
-    if (!connected || !address) return setStatus({ tone: "error", text: "Connect a wallet first. Nothing was charged.", kind: "not_connected" });
-    if (!onTarget) return setStatus({ tone: "error", text: WRONG_NETWORK_MESSAGE, kind: "wrong_network" });
+    const say = (tone: "info" | "error" | "success", text: string, kind?: string) => setStatus({ tone, text, kind, scope });
+    if (!connected || !address) return say("error", "Connect a wallet first. Nothing was charged.", "not_connected");
+    if (!onTarget) return say("error", WRONG_NETWORK_MESSAGE, "wrong_network");
     setBusy(offer.id);
     try {
-      setStatus({ tone: "info", text: "Requesting the payment terms…" });
+      say("info", "Requesting the payment terms…");
       const { envelope, accepted } = await requestRequirement(offer.path);
       if (evmChainId(accepted.network) !== conn.chainId) throw new PurchaseError("wrong_network", WRONG_NETWORK_MESSAGE);
       const provider = (await conn.connector!.getProvider()) as Parameters<typeof tokenBalance>[0];
@@ -103,17 +113,19 @@ function Wallet({ offers, network, usdcAddress }: Props) {
           `Insufficient USDC balance: this bundle costs ${usdc(accepted.amount)} USDC and the wallet holds ${usdc(held)} USDC. Nothing was charged.`,
         );
       }
-      setStatus({ tone: "info", text: `Confirm the ${usdc(accepted.amount)} USDC payment in your wallet…` });
+      say("info", `Confirm the ${usdc(accepted.amount)} USDC payment in your wallet…`);
       const typed = transferAuthorization(accepted, address, Math.floor(Date.now() / 1000));
       const signature = await sign.mutateAsync({ account: address, ...typed });
-      setStatus({ tone: "info", text: "Settling the payment on Base…" });
-      const result = await submitPurchase(offer.path, paymentSignature(envelope, accepted, signature, typed.message));
+      say("info", "Settling the payment on Base…");
+      const result = await submitPurchase(offer.path, paymentSignature(envelope, accepted, signature, typed.message), typed.message.nonce);
       setBought({ ...result, offer });
-      setStatus({ tone: "success", text: `Bundle bought: ${result.bundle.credits} credits.` });
+      say("success", `Bundle bought: ${formatCount(result.bundle.credits)} credits.`);
       void balance.refetch();
     } catch (err) {
       const e = explainPurchaseError(err);
-      setStatus({ tone: "error", text: e.message, kind: e.kind });
+      setStatus({ tone: "error", text: e.message, kind: e.kind, scope: e.reference ? null : scope, reference: e.reference });
+      // A payment that may have moved money changes the balance shown.
+      if (e.kind === "outcome_unknown" || e.kind === "settlement_failed") void balance.refetch();
     } finally {
       setBusy(null);
     }
@@ -212,7 +224,7 @@ function Wallet({ offers, network, usdcAddress }: Props) {
                   <dt>Price</dt>
                   <dd>{o.priceLabel}, paid in USDC</dd>
                   <dt>Credits</dt>
-                  <dd>{o.credits.toLocaleString("en-US")}</dd>
+                  <dd data-testid="offer-credits">{formatCount(o.credits)}</dd>
                 </dl>
                 <div>
                   <button
@@ -234,10 +246,21 @@ function Wallet({ offers, network, usdcAddress }: Props) {
           })}
         </div>
         <div aria-live="polite" role="status">
-          {status ? (
-            <p className={`notice ${status.tone}`} data-testid={status.tone === "error" ? "purchase-error" : "purchase-status"} data-kind={status.kind}>
-              {status.text}
-            </p>
+          {shownStatus ? (
+            <div className={`notice ${shownStatus.tone} stack`} data-testid={shownStatus.tone === "error" ? "purchase-error" : "purchase-status"} data-kind={shownStatus.kind}>
+              <p>{shownStatus.text}</p>
+              {shownStatus.reference ? (
+                <>
+                  <p>
+                    Authorization nonce:{" "}
+                    <code className="secret" data-testid="purchase-nonce">
+                      {shownStatus.reference}
+                    </code>
+                  </p>
+                  <CopyButton value={shownStatus.reference} label="Copy nonce" />
+                </>
+              ) : null}
+            </div>
           ) : null}
         </div>
       </section>
@@ -259,7 +282,7 @@ function Bought({ bundle, txHash, offer }: { bundle: BundleResult; txHash: strin
       <CopyButton value={bundle.bundle_token} label="Copy token" className="button" />
       <dl className="facts">
         <dt>Credits</dt>
-        <dd data-testid="bundle-credits">{bundle.credits}</dd>
+        <dd data-testid="bundle-credits">{formatCount(bundle.credits)}</dd>
         <dt>Bundle id</dt>
         <dd className="mono">{bundle.bundle_id}</dd>
         {txHash ? (

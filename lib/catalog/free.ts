@@ -1,7 +1,12 @@
 /**
  * Free (keyless) HTTP endpoints besides the discovery documents, in one place so the
  * manifest, service info, OpenAPI, llms.txt and the pages list the same set.
+ * Descriptions that state a limit read it from the configuration the gate enforces
+ * (getters, evaluated when read), so no surface shows a figure the instance does not apply.
  */
+import { countOf } from "@/lib/catalog/format";
+import { env } from "@/lib/config/env";
+
 export interface FreeEndpoint {
   path: string;
   title: string;
@@ -13,9 +18,22 @@ export interface FreeEndpoint {
 }
 
 export const FREE_ENDPOINTS: readonly FreeEndpoint[] = [
-  { path: "/v1/sample", title: "Sentiment sample", description: "Reduced XLM sentiment snapshot; 10 calls per hour per client IP (fixed window), then 429 with Retry-After." },
+  {
+    path: "/v1/sample",
+    title: "Sentiment sample",
+    get description() {
+      return `Reduced XLM sentiment snapshot; ${countOf(env().SAMPLE_LIMIT_PER_HOUR, "call")} per hour per client IP (fixed window), then 429 with Retry-After.`;
+    },
+  },
   { path: "/v1/manifest", title: "Manifest", description: "Catalog of all paid endpoints with live price, network and tags; always 200." },
-  { path: "/v1/free-key", title: "Free-tier API key", description: "Mints a free-tier API key (50 calls per UTC day on standard endpoints), shown once.", query: { email: "Optional contact e-mail recorded with the key." } },
+  {
+    path: "/v1/free-key",
+    title: "Free-tier API key",
+    get description() {
+      return `Mints a free-tier API key (${countOf(env().FREE_KEY_DAILY_QUOTA, "call")} per UTC day on standard endpoints), shown once.`;
+    },
+    query: { email: "Optional contact e-mail recorded with the key." },
+  },
   { path: "/v1/usage", title: "Usage of a key or bundle", description: "Credits or quota left and the recent charged calls of the bundle token or API key sent in the request headers." },
   { path: "/health", title: "Health", description: "Database and upstream status: every upstream provider actively probed (results reused 30 s); 200 ok or degraded (naming the failing providers), 503 down when the database does not answer." },
   { path: "/v1/bundles/debug", title: "Bundle ledger debug", description: "Internal: ledger counts and health; admin credential only.", internal: true },

@@ -23,6 +23,22 @@ import { toApiError } from "@/lib/errors";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
+/**
+ * Adds `field` to the response's Vary header just before the head is written. "/" serves
+ * the home page or the service-info JSON depending on Accept (the rewrite in
+ * next.config.ts), so caches must key on Accept; Next's page renderer replaces the Vary
+ * header of every page response, so a `headers()` rule in next.config.ts cannot add it.
+ */
+function varyOn(res: ServerResponse, field: string): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse["writeHead"]>) {
+    const current = String(this.getHeader("vary") ?? "");
+    const fields = current.split(",").map((f) => f.trim().toLowerCase());
+    if (!fields.includes(field.toLowerCase())) this.setHeader("Vary", current ? `${current}, ${field}` : field);
+    return writeHead.apply(this, args);
+  } as ServerResponse["writeHead"];
+}
+
 async function main(): Promise<void> {
   process.env.NEXT_TELEMETRY_DISABLED = "1";
   const cfg = env();
@@ -45,6 +61,7 @@ async function main(): Promise<void> {
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     stampClientIp(req);
+    if (req.url === "/" || req.url?.startsWith("/?")) varyOn(res, "Accept");
     handle(req, res).catch((err: unknown) => {
       // Last resort (routes answer their own errors): the same 503 as errorResponse.
       const known = toApiError(err, { where: "server" });

@@ -1,6 +1,7 @@
 /**
  * Browser-side calls to the free endpoints behind the free-key and usage pages. The
- * credential goes only into a request header of a same-origin call, never into a URL.
+ * credential goes only into a request header of a same-origin call, and the e-mail only
+ * into a POST body: neither ever appears in a URL (history, access logs).
  */
 import { isApiKeyShaped } from "@/lib/access/credentials";
 
@@ -37,10 +38,10 @@ export function apiErrorMessage(body: unknown, status: number): string {
   return `The service answered HTTP ${status}.`;
 }
 
-async function getJson<T>(url: string, headers: Record<string, string> = {}): Promise<{ ok: true; data: T } | { ok: false; message: string; status: number }> {
+async function getJson<T>(url: string, headers: Record<string, string> = {}, init: RequestInit = {}): Promise<{ ok: true; data: T } | { ok: false; message: string; status: number }> {
   let res: Response;
   try {
-    res = await fetch(url, { headers: { Accept: "application/json", ...headers }, cache: "no-store" });
+    res = await fetch(url, { ...init, headers: { Accept: "application/json", ...headers }, cache: "no-store" });
   } catch {
     return { ok: false, message: "Could not reach the service. Check your connection and try again.", status: 0 };
   }
@@ -60,8 +61,8 @@ export function fetchUsage(usagePath: string, credential: string) {
 }
 
 export function mintKey(freeKeyPath: string, email: string) {
-  const qs = email.trim() ? `?${new URLSearchParams({ email: email.trim() })}` : "";
-  return getJson<MintedKey>(`${freeKeyPath}${qs}`);
+  const body = JSON.stringify(email.trim() ? { email: email.trim() } : {});
+  return getJson<MintedKey>(freeKeyPath, { "Content-Type": "application/json" }, { method: "POST", body });
 }
 
 /** Loose e-mail check before asking the server (which validates precisely). */

@@ -24,13 +24,27 @@ export interface RequirementEnvelope {
   accepts: ExactRequirement[];
 }
 
-export type PurchaseFailure = "rejected" | "insufficient" | "wrong_network" | "payment_invalid" | "settlement_failed" | "not_configured" | "unavailable" | "error";
+export type PurchaseFailure =
+  | "rejected"
+  | "insufficient"
+  | "wrong_network"
+  | "payment_invalid"
+  | "settlement_failed"
+  | "not_configured"
+  | "unavailable"
+  | "outcome_unknown"
+  | "error";
 
-/** A failure with the message shown to the person; `kind` lets the page style it. */
+/**
+ * A failure with the message shown to the person; `kind` lets the page style it.
+ * `reference` is what to quote to the operator when the outcome is unknown (the EIP-3009
+ * authorization nonce, which the service records with the payment).
+ */
 export class PurchaseError extends Error {
   constructor(
     readonly kind: PurchaseFailure,
     message: string,
+    readonly reference: string | null = null,
   ) {
     super(message);
     this.name = "PurchaseError";
@@ -74,9 +88,10 @@ function errorOf(body: ErrorBody | null): { code: string | null; message: string
   return { code: body.code ?? null, message: typeof body.error === "string" ? body.error : null };
 }
 
-async function call(path: string, headers: Record<string, string> = {}): Promise<Response> {
+/** Asks before any payment exists: a failure here cannot have charged anything. */
+async function call(path: string): Promise<Response> {
   try {
-    return await fetch(path, { headers: { Accept: "application/json", ...headers }, cache: "no-store" });
+    return await fetch(path, { headers: { Accept: "application/json" }, cache: "no-store" });
   } catch {
     throw new PurchaseError("unavailable", "Could not reach the service. Nothing was charged.");
   }
@@ -161,11 +176,35 @@ export interface BundleResult {
   created_at: string;
 }
 
+/**
+ * Once the signed payment has left the page, a lost or unreadable answer does not mean
+ * nothing was charged: the service may have settled it and minted a token the page never
+ * saw. Say so, and give the nonce the service recorded the payment under.
+ */
+function outcomeUnknown(what: string, nonce: Hex): PurchaseError {
+  return new PurchaseError(
+    "outcome_unknown",
+    `${what}: the payment may have been settled and the bundle bought. Check your USDC balance before buying again. If it dropped and no bundle token is shown, contact the operator and quote the authorization nonce below.`,
+    nonce,
+  );
+}
+
 /** Sends the signed payment; returns the bundle and the settlement transaction. */
-export async function submitPurchase(path: string, signatureHeader: string): Promise<{ bundle: BundleResult; txHash: string | null }> {
-  const res = await call(path, { "PAYMENT-SIGNATURE": signatureHeader });
-  const body = (await res.json().catch(() => null)) as (BundleResult & ErrorBody) | null;
-  if (res.ok && body?.bundle_token) {
+export async function submitPurchase(path: string, signatureHeader: string, nonce: Hex): Promise<{ bundle: BundleResult; txHash: string | null }> {
+  let res: Response;
+  let body: (BundleResult & ErrorBody) | null;
+  try {
+    res = await fetch(path, { headers: { Accept: "application/json", "PAYMENT-SIGNATURE": signatureHeader }, cache: "no-store" });
+  } catch {
+    throw outcomeUnknown("The connection to the service was lost after the signed payment was sent", nonce);
+  }
+  try {
+    body = (await res.json()) as (BundleResult & ErrorBody) | null;
+  } catch {
+    body = null;
+  }
+  if (res.ok) {
+    if (!body?.bundle_token) throw outcomeUnknown(`The service answered HTTP ${res.status} but its reply could not be read`, nonce);
     let txHash: string | null = null;
     const receipt = res.headers.get("payment-response");
     if (receipt) {
@@ -178,6 +217,9 @@ export async function submitPurchase(path: string, signatureHeader: string): Pro
     return { bundle: body, txHash };
   }
   const { code, message } = errorOf(body);
+  // Only the service's own error answer says what happened; anything else (a proxy's
+  // error page, a cut-off body) leaves the outcome open.
+  if (!code) throw outcomeUnknown(`The service's answer (HTTP ${res.status}) could not be read`, nonce);
   const text = message ?? `The service answered HTTP ${res.status}.`;
   const nothing = /nothing was charged/i.test(text) ? "" : " Nothing was charged.";
   if (code === "settlement_failed") throw new PurchaseError("settlement_failed", `Settlement failed: ${text}`);

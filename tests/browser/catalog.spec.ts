@@ -65,4 +65,51 @@ test.describe("catalog page", () => {
     await card.getByRole("button", { name: `Call ${fng.path}` }).click();
     await expect(card.getByTestId("try-result")).toContainText("HTTP 402");
   });
+
+  test("states the limits and credit counts this instance applies, formatted alike, and lists the free MCP tools", async ({ page, svc }) => {
+    const grouped = (n: number) => n.toLocaleString("en-US");
+    // What the service enforces, read from its own answers (the test instance raises the sample limit).
+    const sampleLimit = Number((await svc.get("/v1/sample")).headers.get("ratelimit-limit"));
+    expect(sampleLimit).toBeGreaterThan(0);
+    const minted = (await (await svc.get("/v1/free-key")).json()) as { daily_quota: number };
+    const mcp = (await (await svc.get("/mcp", { Accept: "application/json" })).json()) as { tools: Array<{ name: string; free: boolean }> };
+
+    await page.goto("/catalog");
+    await expect(page.locator('[data-testid="free-endpoint"][data-path="/v1/sample"]')).toContainText(`${grouped(sampleLimit)} calls per hour per client IP`);
+    await expect(page.locator('[data-testid="free-endpoint"][data-path="/v1/free-key"]')).toContainText(`${grouped(minted.daily_quota)} calls per UTC day`);
+    // The agents' summary says the same.
+    expect(await (await svc.get("/llms.txt")).text()).toContain(`${grouped(sampleLimit)} calls per hour per client IP`);
+
+    // Credits sold: grouped the same way on the catalog, in the description and on the wallet page.
+    const bundles = (await svc.manifest()).filter((e) => e.tags.includes("bundle"));
+    const sold: Record<string, string> = {};
+    for (const b of bundles) {
+      const card = page.locator(`[data-testid="product"][data-path="${b.path}"]`);
+      const credits = (await card.locator('[data-field="credits"]').textContent())!.replace(/ credits$/, "");
+      expect(credits).toMatch(/^\d{1,3}(,\d{3})*$/);
+      await expect(card.locator("p").first()).toContainText(`${credits} `);
+      sold[b.path] = credits;
+    }
+    await page.goto("/wallet");
+    for (const b of bundles) await expect(page.locator(`[data-testid="bundle-offer"][data-path="${b.path}"]`).getByTestId("offer-credits")).toHaveText(sold[b.path]!);
+
+    // The free MCP tools have their own cards.
+    await page.goto("/catalog");
+    const free = mcp.tools.filter((t) => t.free).map((t) => t.name);
+    expect(free.length).toBeGreaterThan(0);
+    await expect(page.getByTestId("free-tool")).toHaveCount(free.length);
+    expect(await page.getByTestId("free-tool").evaluateAll((els) => els.map((el) => el.getAttribute("data-tool")))).toEqual(free);
+  });
+
+  test("wide tables scroll inside keyboard-reachable, named regions", async ({ page }) => {
+    await page.goto("/catalog");
+    const wraps = page.locator(".table-wrap");
+    expect(await wraps.count()).toBeGreaterThan(0);
+    const bad = await wraps.evaluateAll((els) => els.filter((el) => el.getAttribute("role") !== "region" || el.getAttribute("tabindex") !== "0" || !el.getAttribute("aria-label")).map((el) => el.outerHTML.slice(0, 100)));
+    expect(bad).toEqual([]);
+    const first = wraps.first();
+    await first.focus();
+    await expect(first).toBeFocused();
+    expect(await first.evaluate((el) => getComputedStyle(el).outlineStyle)).toBe("solid");
+  });
 });

@@ -20,6 +20,22 @@ test("home shows the live composite sentiment with its components and how agents
   const res = await svc.get("/", { Accept: "application/json" });
   expect(res.headers.get("content-type")).toContain("application/json");
   expect(((await res.json()) as { name: string }).name).toBe("echo-x402-sentiment");
+
+  // The tool count is the MCP server's own.
+  const mcp = (await (await svc.get("/mcp", { Accept: "application/json" })).json()) as { tool_count: number; tools: Array<{ free: boolean }> };
+  expect(mcp.tool_count).toBe(mcp.tools.length);
+  await expect(page.getByTestId("tool-count")).toHaveText(String(mcp.tool_count));
+  await expect(page.getByRole("main")).toContainText(`${mcp.tool_count} MCP tools (${mcp.tools.filter((t) => t.free).length} of them free)`);
+});
+
+test("'/' tells caches that it varies on Accept, for the HTML page and the JSON service info", async ({ svc }) => {
+  const vary = (res: Response) => (res.headers.get("vary") ?? "").split(",").map((v) => v.trim().toLowerCase());
+  const html = await svc.get("/", { Accept: "text/html" });
+  expect(html.headers.get("content-type")).toContain("text/html");
+  expect(vary(html)).toContain("accept");
+  const json = await svc.get("/", { Accept: "application/json" });
+  expect(json.headers.get("content-type")).toContain("application/json");
+  expect(vary(json)).toContain("accept");
 });
 
 test("market page charts hourly sentiment and XLM price", async ({ page }) => {
@@ -31,6 +47,31 @@ test("market page charts hourly sentiment and XLM price", async ({ page }) => {
   await page.getByText("Data table").click();
   const rows = page.locator("figure table tbody tr");
   expect(await rows.count()).toBeGreaterThan(24);
+});
+
+test("market page: the chart's latest bar and the 'right now' figures are the same reading", async ({ page }) => {
+  await page.goto("/market");
+  const chart = page.getByTestId("sentiment-chart");
+  await expect(chart.locator("svg.recharts-surface").first()).toBeVisible();
+  const now = page.getByRole("region", { name: "Right now" });
+  await expect(now.getByTestId("sentiment-score")).toBeVisible();
+
+  // The latest bar as charted, as listed in the data table, and as "right now".
+  const charted = { ts: await chart.getAttribute("data-latest-ts"), sentiment: await chart.getAttribute("data-latest-sentiment"), price: await chart.getAttribute("data-latest-price") };
+  const lastRow = page.getByTestId("history-table").locator("tbody tr").last();
+  const listed = { ts: await lastRow.getAttribute("data-ts"), sentiment: await lastRow.locator("td").nth(1).getAttribute("data-value"), price: await lastRow.locator("td").nth(2).getAttribute("data-value") };
+  const shown = {
+    ts: await now.getByTestId("sentiment-time").getAttribute("datetime"),
+    sentiment: await now.getByTestId("sentiment-score").getAttribute("data-value"),
+    price: await now.getByTestId("sentiment-price").getAttribute("data-value"),
+  };
+  expect(charted.sentiment).toMatch(/^-?\d/);
+  expect(listed).toEqual(charted);
+  expect(shown).toEqual(charted);
+  // And as a person reads them: the same three decimals in the caption and in "right now".
+  const score = Number(charted.sentiment).toFixed(3);
+  await expect(now.getByTestId("sentiment-score")).toContainText(score);
+  await expect(page.locator("figcaption")).toContainText(`latest sentiment ${score}`);
 });
 
 test("every page has a language, landmarks, one h1 and labelled controls, loads nothing from elsewhere and logs no errors", async ({ page, baseURL }) => {

@@ -1,13 +1,21 @@
 // Wallet page end to end with an injected test wallet: buy a bundle (the payment settles
-// on the local chain), use its token, see the spent credit on the usage page; and the
-// refusals (declined signature, wrong network, no funds) that must charge nothing.
+// on the local chain), use its token, see the spent credit on the usage page; the
+// refusals (declined signature, wrong network, no funds) that must charge nothing; the
+// failures the service itself sees (a refused payment, a settlement that reverts on
+// chain); and a lost answer after the payment was sent, which must not claim that nothing
+// was charged. Flows whose result is photographed run at desktop and phone width.
 import type { Page } from "@playwright/test";
+import type { Address } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { test, expect, type ManifestEndpoint, type Service } from "./helpers/fixtures";
 import { installWallet } from "./helpers/wallet";
 import { ACCOUNTS, FUNDED_USDC } from "./helpers/env";
 import { snap } from "./helpers/snap";
+import { DEVICE_NAMES, DEVICES } from "./helpers/devices";
+import { chainControl } from "./helpers/chain-control";
+import { BASE_USDC } from "../helpers/chain";
 
-// Tests here compare ledger counts, so they run one after another in one worker.
+// Tests here compare ledger counts and balances, so they run one after another in one worker.
 test.describe.configure({ mode: "serial" });
 
 /** The cheapest bundle of the catalog (the standard one) and a data product it pays for. */
@@ -28,88 +36,101 @@ function offer(page: Page, path: string) {
   return page.locator(`[data-testid="bundle-offer"][data-path="${path}"]`);
 }
 
-test("buys a bundle end to end: settles on chain, the token pays, usage shows the spent credit", async ({ page, svc }, info) => {
-  const { bundle, product } = await fixturesFrom(svc);
-  const payer = svc.account(ACCOUNTS.payer);
-  const payTo = svc.account(ACCOUNTS.payTo);
-  const wallet = await installWallet(page, { privateKey: svc.env.keys[ACCOUNTS.payer]!, rpcUrl: svc.env.rpcUrl });
-  const before = { payer: await svc.usdcBalance(payer.address), payTo: await svc.usdcBalance(payTo.address), bundles: await svc.bundleCount() };
+const count = (text: string | null) => Number((text ?? "").replace(/,/g, ""));
 
-  await connect(page, payer.address);
-  await expect(page.getByTestId("wallet-network")).toContainText("Base (chain id 8453)");
-  await expect(page.getByTestId("wallet-balance")).toHaveText(`${Number(before.payer) / 1e6} USDC`);
+/** An address nobody else uses, to receive what a test moves out of a payer's wallet. */
+const freshAddress = (): Address => privateKeyToAccount(generatePrivateKey()).address;
 
-  await offer(page, bundle.path).getByRole("button", { name: /^Buy for/ }).click();
-  const tokenBox = page.getByTestId("bundle-token");
-  await expect(tokenBox).toBeVisible();
-  const token = await tokenBox.inputValue();
-  expect(token.length).toBeGreaterThan(20);
-  const credits = Number(await page.getByTestId("bundle-credits").textContent());
-  expect(credits).toBeGreaterThan(0);
-  await expect(page.getByTestId("bundle-tx")).toHaveText(/^0x[0-9a-f]{64}$/);
-  expect(wallet.signatures).toBe(1);
-  await snap(page, info, "wallet-bought");
+for (const device of DEVICE_NAMES) {
+  test.describe(`at ${device} width`, () => {
+    test.use({ ...DEVICES[device] });
 
-  // Exactly the bundle's price moved from the payer to the pay-to address.
-  const price = BigInt(bundle.price_atomic);
-  expect(before.payer - (await svc.usdcBalance(payer.address))).toBe(price);
-  expect((await svc.usdcBalance(payTo.address)) - before.payTo).toBe(price);
-  expect(await svc.bundleCount()).toBe(before.bundles + 1);
-  await expect(page.getByTestId("wallet-balance")).toHaveText(`${Number(before.payer - price) / 1e6} USDC`);
+    test("buys a bundle end to end: settles on chain, the token pays, usage shows the spent credit", async ({ page, svc }, info) => {
+      const { bundle, product } = await fixturesFrom(svc);
+      const payer = svc.account(ACCOUNTS.payer);
+      const payTo = svc.account(ACCOUNTS.payTo);
+      const wallet = await installWallet(page, { privateKey: svc.env.keys[ACCOUNTS.payer]!, rpcUrl: svc.env.rpcUrl });
+      const before = { payer: await svc.usdcBalance(payer.address), payTo: await svc.usdcBalance(payTo.address), bundles: await svc.bundleCount() };
 
-  // The token shown pays for a data product.
-  const res = await svc.get(product.path, { "X-Bundle-Token": token });
-  expect(res.status, await res.clone().text()).toBe(200);
-  expect(res.headers.get("x-bundle-credits-remaining")).toBe(String(credits - 1));
+      await connect(page, payer.address);
+      await expect(page.getByTestId("wallet-network")).toContainText("Base (chain id 8453)");
+      await expect(page.getByTestId("wallet-balance")).toHaveText(`${Number(before.payer) / 1e6} USDC`);
 
-  // The usage page shows the spent credit and the charged call.
-  await page.getByRole("link", { name: "usage page" }).click();
-  await page.getByLabel("Bundle token or API key").fill(token);
-  await page.getByRole("button", { name: "Show usage" }).click();
-  await expect(page.getByTestId("credits-remaining")).toHaveText(`${credits - 1} of ${credits}`);
-  await expect(page.getByTestId("credits-spent")).toHaveText("1");
-  await expect(page.getByTestId("recent-calls")).toContainText(product.title);
-  await expect(page.getByTestId("recent-calls")).toContainText("1 credit");
-  await snap(page, info, "usage-bundle");
-});
+      await offer(page, bundle.path).getByRole("button", { name: /^Buy for/ }).click();
+      const tokenBox = page.getByTestId("bundle-token");
+      await expect(tokenBox).toBeVisible();
+      const token = await tokenBox.inputValue();
+      expect(token.length).toBeGreaterThan(20);
+      const credits = count(await page.getByTestId("bundle-credits").textContent());
+      expect(credits).toBeGreaterThan(0);
+      await expect(page.getByTestId("bundle-tx")).toHaveText(/^0x[0-9a-f]{64}$/);
+      expect(wallet.signatures).toBe(1);
+      await snap(page, info, "wallet-bought", device);
 
-test("a declined signature shows its message and charges nothing", async ({ page, svc }, info) => {
-  const { bundle } = await fixturesFrom(svc);
-  const who = svc.account(ACCOUNTS.rejecter);
-  const wallet = await installWallet(page, { privateKey: svc.env.keys[ACCOUNTS.rejecter]!, rpcUrl: svc.env.rpcUrl, rejectSignatures: true });
-  const before = { balance: await svc.usdcBalance(who.address), bundles: await svc.bundleCount() };
+      // Exactly the bundle's price moved from the payer to the pay-to address.
+      const price = BigInt(bundle.price_atomic);
+      expect(before.payer - (await svc.usdcBalance(payer.address))).toBe(price);
+      expect((await svc.usdcBalance(payTo.address)) - before.payTo).toBe(price);
+      expect(await svc.bundleCount()).toBe(before.bundles + 1);
+      await expect(page.getByTestId("wallet-balance")).toHaveText(`${Number(before.payer - price) / 1e6} USDC`);
 
-  await connect(page, who.address);
-  await offer(page, bundle.path).getByRole("button", { name: /^Buy for/ }).click();
-  await expect(page.getByTestId("purchase-error")).toHaveText("Signature rejected — nothing was charged.");
-  await snap(page, info, "wallet-rejected");
-  expect(wallet.calls).toContain("eth_signTypedData_v4");
-  await expect(page.getByTestId("bundle-token")).toHaveCount(0);
-  expect(await svc.bundleCount()).toBe(before.bundles);
-  expect(await svc.usdcBalance(who.address)).toBe(before.balance);
-});
+      // The token shown pays for a data product.
+      const res = await svc.get(product.path, { "X-Bundle-Token": token });
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(res.headers.get("x-bundle-credits-remaining")).toBe(String(credits - 1));
 
-test("a wallet on the wrong network is told to switch, cannot buy, and can switch to Base", async ({ page, svc }, info) => {
-  const { bundle } = await fixturesFrom(svc);
-  const who = svc.account(ACCOUNTS.wrongNetwork);
-  const wallet = await installWallet(page, { privateKey: svc.env.keys[ACCOUNTS.wrongNetwork]!, rpcUrl: svc.env.rpcUrl, chainId: 1 });
-  const before = { balance: await svc.usdcBalance(who.address), bundles: await svc.bundleCount() };
+      // The usage page shows the spent credit and the charged call.
+      await page.getByRole("link", { name: "usage page" }).click();
+      await page.getByLabel("Bundle token or API key").fill(token);
+      await page.getByRole("button", { name: "Show usage" }).click();
+      await expect(page.getByTestId("credits-remaining")).toHaveText(`${credits - 1} of ${credits}`);
+      await expect(page.getByTestId("credits-spent")).toHaveText("1");
+      await expect(page.getByTestId("recent-calls")).toContainText(product.title);
+      await expect(page.getByTestId("recent-calls")).toContainText("1 credit");
+      await snap(page, info, "usage-bundle", device);
+    });
 
-  await connect(page, who.address);
-  await expect(page.getByTestId("wrong-network")).toContainText("Wrong network: your wallet is on Ethereum");
-  await offer(page, bundle.path).getByRole("button", { name: /^Buy for/ }).click();
-  await expect(page.getByTestId("purchase-error")).toHaveText(/^Wrong network: switch your wallet to Base.*Nothing was charged\.$/);
-  await snap(page, info, "wallet-wrong-network");
-  expect(wallet.signatures).toBe(0);
-  expect(wallet.calls).not.toContain("eth_signTypedData_v4");
-  expect(await svc.bundleCount()).toBe(before.bundles);
-  expect(await svc.usdcBalance(who.address)).toBe(before.balance);
+    test("a declined signature shows its message and charges nothing", async ({ page, svc }, info) => {
+      const { bundle } = await fixturesFrom(svc);
+      const who = svc.account(ACCOUNTS.rejecter);
+      const wallet = await installWallet(page, { privateKey: svc.env.keys[ACCOUNTS.rejecter]!, rpcUrl: svc.env.rpcUrl, rejectSignatures: true });
+      const before = { balance: await svc.usdcBalance(who.address), bundles: await svc.bundleCount() };
 
-  await page.getByRole("button", { name: "Switch to Base" }).click();
-  await expect(page.getByTestId("wallet-network")).toContainText("Base (chain id 8453)");
-  await expect(page.getByTestId("wrong-network")).toHaveCount(0);
-  await expect(page.getByTestId("wallet-balance")).toHaveText(`${Number(FUNDED_USDC) / 1e6} USDC`);
-});
+      await connect(page, who.address);
+      await offer(page, bundle.path).getByRole("button", { name: /^Buy for/ }).click();
+      await expect(page.getByTestId("purchase-error")).toHaveText("Signature rejected — nothing was charged.");
+      await snap(page, info, "wallet-rejected", device);
+      expect(wallet.calls).toContain("eth_signTypedData_v4");
+      await expect(page.getByTestId("bundle-token")).toHaveCount(0);
+      expect(await svc.bundleCount()).toBe(before.bundles);
+      expect(await svc.usdcBalance(who.address)).toBe(before.balance);
+    });
+
+    test("a wallet on the wrong network is told to switch, cannot buy, and can switch to Base", async ({ page, svc }, info) => {
+      const { bundle } = await fixturesFrom(svc);
+      const who = svc.account(ACCOUNTS.wrongNetwork);
+      const wallet = await installWallet(page, { privateKey: svc.env.keys[ACCOUNTS.wrongNetwork]!, rpcUrl: svc.env.rpcUrl, chainId: 1 });
+      const before = { balance: await svc.usdcBalance(who.address), bundles: await svc.bundleCount() };
+
+      await connect(page, who.address);
+      await expect(page.getByTestId("wrong-network")).toContainText("Wrong network: your wallet is on Ethereum");
+      await offer(page, bundle.path).getByRole("button", { name: /^Buy for/ }).click();
+      await expect(page.getByTestId("purchase-error")).toHaveText(/^Wrong network: switch your wallet to Base.*Nothing was charged\.$/);
+      await snap(page, info, "wallet-wrong-network", device);
+      expect(wallet.signatures).toBe(0);
+      expect(wallet.calls).not.toContain("eth_signTypedData_v4");
+      expect(await svc.bundleCount()).toBe(before.bundles);
+      expect(await svc.usdcBalance(who.address)).toBe(before.balance);
+
+      await page.getByRole("button", { name: "Switch to Base" }).click();
+      await expect(page.getByTestId("wallet-network")).toContainText("Base (chain id 8453)");
+      await expect(page.getByTestId("wrong-network")).toHaveCount(0);
+      await expect(page.getByTestId("wallet-balance")).toHaveText(`${Number(FUNDED_USDC) / 1e6} USDC`);
+      // The wrong-network message was about the old chain: it goes with it.
+      await expect(page.getByTestId("purchase-error")).toHaveCount(0);
+    });
+  });
+}
 
 test("a wallet without enough USDC is told so before signing", async ({ page, svc }) => {
   const { bundle } = await fixturesFrom(svc);
@@ -125,3 +146,136 @@ test("a wallet without enough USDC is told so before signing", async ({ page, sv
   expect(wallet.signatures).toBe(0);
   expect(await svc.bundleCount()).toBe(bundles);
 });
+
+test("the service refuses a signed payment whose funds left after the page's check: insufficient message, no bundle, no charge", async ({ page, svc }) => {
+  const { bundle } = await fixturesFrom(svc);
+  const who = svc.account(ACCOUNTS.drained);
+  const key = svc.env.keys[ACCOUNTS.drained]!;
+  const payTo = svc.account(ACCOUNTS.payTo).address;
+  const ctl = chainControl(svc.env.rpcUrl);
+  const price = BigInt(bundle.price_atomic);
+  const sink = freshAddress();
+  const before = { payer: await svc.usdcBalance(who.address), payTo: await svc.usdcBalance(payTo), bundles: await svc.bundleCount() };
+  expect(before.payer).toBeGreaterThanOrEqual(price);
+  const keep = price - 1n;
+
+  // The page checks the balance before asking for the signature; once signed (and before the
+  // page sends it), the payer moves all but one unit short of the price elsewhere.
+  const wallet = await installWallet(page, {
+    privateKey: key,
+    rpcUrl: svc.env.rpcUrl,
+    afterSign: async () => {
+      await ctl.receipt(await ctl.transferUsdc(key, sink, before.payer - keep));
+    },
+  });
+  await connect(page, who.address);
+  await expect(page.getByTestId("wallet-balance")).toHaveText(`${Number(before.payer) / 1e6} USDC`);
+
+  const paid = page.waitForResponse((r) => r.url().endsWith(bundle.path) && Boolean(r.request().headers()["payment-signature"]));
+  await offer(page, bundle.path).getByRole("button", { name: /^Buy for/ }).click();
+  // The service itself saw the signed payment and refused it.
+  const answer = await paid;
+  expect(answer.status()).toBe(402);
+  // A 402 carries the x402 v1 body with the refusal's code beside it.
+  expect(((await answer.json()) as { code: string }).code).toBe("payment_invalid");
+
+  const error = page.getByTestId("purchase-error");
+  await expect(error).toContainText("Insufficient USDC balance");
+  await expect(error).toContainText("Nothing was charged.");
+  await expect(error).toHaveAttribute("data-kind", "insufficient");
+  await expect(page.getByTestId("bundle-token")).toHaveCount(0);
+  expect(wallet.signatures).toBe(1);
+  expect(await ctl.authorizationUsed(who.address, wallet.signed[0]!.nonce)).toBe(false);
+  expect(await svc.bundleCount()).toBe(before.bundles);
+  // Only the payer's own transfer moved money.
+  expect(await svc.usdcBalance(who.address)).toBe(keep);
+  expect(await svc.usdcBalance(sink)).toBe(before.payer - keep);
+  expect(await svc.usdcBalance(payTo)).toBe(before.payTo);
+});
+
+test("a settlement that reverts on chain after the service accepted the payment: message, bundle revoked, no charge", async ({ page, svc }, info) => {
+  const { bundle } = await fixturesFrom(svc);
+  const who = svc.account(ACCOUNTS.settleFails);
+  const key = svc.env.keys[ACCOUNTS.settleFails]!;
+  const payTo = svc.account(ACCOUNTS.payTo).address;
+  const ctl = chainControl(svc.env.rpcUrl);
+  const price = BigInt(bundle.price_atomic);
+  const sink = freshAddress();
+  const before = { payer: await svc.usdcBalance(who.address), payTo: await svc.usdcBalance(payTo), bundles: await svc.bundleCount() };
+  const keep = price - 1n;
+  const wallet = await installWallet(page, { privateKey: key, rpcUrl: svc.env.rpcUrl });
+  await connect(page, who.address);
+  await expect(page.getByTestId("wallet-balance")).toHaveText(`${Number(before.payer) / 1e6} USDC`);
+
+  // Blocks are produced on demand from here: the service verifies the payment (a simulation
+  // against the current state, which passes), mints the bundle and sends the settlement,
+  // which then waits in the mempool. The payer's own transfer, with a higher fee, is mined
+  // before it in the same block, so the settlement reverts for lack of funds.
+  await ctl.setAutomine(false);
+  let settlement: Awaited<ReturnType<typeof ctl.waitForPending>>;
+  try {
+    await offer(page, bundle.path).getByRole("button", { name: /^Buy for/ }).click();
+    const payer = who.address.slice(2).toLowerCase();
+    settlement = await ctl.waitForPending((tx) => tx.to?.toLowerCase() === BASE_USDC.toLowerCase() && tx.input.toLowerCase().includes(payer));
+    await ctl.transferUsdc(key, sink, before.payer - keep);
+    await ctl.mine();
+  } finally {
+    await ctl.setAutomine(true);
+  }
+  expect((await ctl.receipt(settlement.hash)).status).toBe("reverted");
+
+  const error = page.getByTestId("purchase-error");
+  await expect(error).toContainText("Settlement failed");
+  await expect(error).toHaveAttribute("data-kind", "settlement_failed");
+  await snap(page, info, "wallet-settlement-failed");
+  await expect(page.getByTestId("bundle-token")).toHaveCount(0);
+  expect(wallet.signatures).toBe(1);
+  // The bundle minted before settlement was revoked; no price moved.
+  expect(await svc.bundleCount()).toBe(before.bundles);
+  expect(await ctl.authorizationUsed(who.address, wallet.signed[0]!.nonce)).toBe(false);
+  expect(await svc.usdcBalance(who.address)).toBe(keep);
+  expect(await svc.usdcBalance(sink)).toBe(before.payer - keep);
+  expect(await svc.usdcBalance(payTo)).toBe(before.payTo);
+});
+
+for (const failure of [
+  { name: "the connection drops", kind: "drop" },
+  { name: "a 200 answer cannot be read", kind: "garbled" },
+] as const) {
+  test(`when ${failure.name} after the signed payment was sent, the page says it may have been settled and shows the nonce`, async ({ page, svc }, info) => {
+    const { bundle } = await fixturesFrom(svc);
+    const payer = svc.account(ACCOUNTS.payer);
+    const price = BigInt(bundle.price_atomic);
+    const ctl = chainControl(svc.env.rpcUrl);
+    const wallet = await installWallet(page, { privateKey: svc.env.keys[ACCOUNTS.payer]!, rpcUrl: svc.env.rpcUrl });
+    const before = { payer: await svc.usdcBalance(payer.address), bundles: await svc.bundleCount() };
+    // The request reaches the real service, which settles; only its answer is lost on the way back.
+    let served = 0;
+    await page.route(`**${bundle.path}`, async (route) => {
+      if (!route.request().headers()["payment-signature"]) return route.continue();
+      const answer = await route.fetch();
+      served = answer.status();
+      if (failure.kind === "drop") return route.abort("connectionreset");
+      return route.fulfill({ status: 200, headers: answer.headers(), body: '{"bundle_token":"echo_bt_' });
+    });
+
+    await connect(page, payer.address);
+    await offer(page, bundle.path).getByRole("button", { name: /^Buy for/ }).click();
+    const error = page.getByTestId("purchase-error");
+    await expect(error).toHaveAttribute("data-kind", "outcome_unknown");
+    await expect(error).toContainText("may have been settled");
+    await expect(error).toContainText("Check your USDC balance");
+    await expect(error).not.toContainText("Nothing was charged");
+    const nonce = wallet.signed[0]!.nonce;
+    await expect(page.getByTestId("purchase-nonce")).toHaveText(nonce);
+    await expect(page.getByRole("button", { name: "Copy nonce" })).toBeVisible();
+    if (failure.kind === "drop") await snap(page, info, "wallet-outcome-unknown");
+
+    // Why "nothing was charged" would have been false: the service did settle.
+    expect(served).toBe(200);
+    expect(await ctl.authorizationUsed(payer.address, nonce)).toBe(true);
+    expect(before.payer - (await svc.usdcBalance(payer.address))).toBe(price);
+    expect(await svc.bundleCount()).toBe(before.bundles + 1);
+    await expect(page.getByTestId("wallet-balance")).toHaveText(`${Number(before.payer - price) / 1e6} USDC`);
+  });
+}

@@ -4,6 +4,7 @@ import { defineProduct, type HandlerContext, type ToolDecl } from "@/lib/catalog
 import { mintBundle, revokeUnpaidBundle, type BundleTier } from "@/lib/access/bundles";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
+import { countOf, formatCount } from "@/lib/catalog/format";
 
 const BundleOut = z.object({
   bundle_token: z.string().describe("Prepaid token, shown once: send it as X-Bundle-Token (or Authorization: Bearer) over HTTP, or as the bundle_token tool argument"),
@@ -15,6 +16,9 @@ const BundleOut = z.object({
   usage: z.string(),
   created_at: z.string(),
 });
+
+/** Credits one call consumes: standard products cost 1, premium reports 2 (spec 8: 10 credits = 10 calls or 5 reports). */
+const CREDIT_COSTS = { standard_call: 1, premium_report: 2 } as const;
 
 const standardCredits = () => env().STANDARD_BUNDLE_CREDITS;
 const enterpriseCredits = () => env().ENTERPRISE_BUNDLE_CREDITS;
@@ -29,20 +33,35 @@ function purchase(tier: BundleTier, credits: () => number) {
       tier,
       credits: b.credits,
       credits_remaining: b.credits,
-      credit_costs: { standard_call: 1, premium_report: 2 },
+      credit_costs: { ...CREDIT_COSTS },
       usage: "HTTP: X-Bundle-Token: <token> (or Authorization: Bearer <token>). MCP: pass bundle_token. Each response carries X-Bundle-Credits-Remaining.",
       created_at: ctx.now.toISOString(),
     };
   };
 }
 
-/** A bundle product: sold for a per-call payment only, never cached, revoked if unpaid. */
-function bundleProduct(o: { id: string; path: string; title: string; description: string; httpPrice: string; tool: ToolDecl; tier: BundleTier; credits: () => number }) {
+/**
+ * A bundle product: sold for a per-call payment only, never cached, revoked if unpaid.
+ * Its description states the credits this instance sells (read when shown, from the
+ * same setting the purchase uses).
+ */
+function bundleProduct(o: {
+  id: string;
+  path: string;
+  title: string;
+  description: (credits: number) => string;
+  httpPrice: string;
+  tool: ToolDecl;
+  tier: BundleTier;
+  credits: () => number;
+}) {
   return defineProduct({
     id: o.id,
     path: o.path,
     title: o.title,
-    description: o.description,
+    get description() {
+      return o.description(o.credits());
+    },
     tags: ["bundle", "payments"],
     kind: "bundle",
     httpPrice: o.httpPrice,
@@ -63,7 +82,8 @@ export const bundle = bundleProduct({
   id: "bundle",
   path: "/v1/bundle",
   title: "Standard prepaid bundle",
-  description: "Buy 10 prepaid call credits (10 standard calls or 5 premium reports); returns a bundle token.",
+  description: (n) =>
+    `Buy ${countOf(n, "prepaid call credit")} (${countOf(Math.floor(n / CREDIT_COSTS.standard_call), "standard call")} or ${countOf(Math.floor(n / CREDIT_COSTS.premium_report), "premium report")}); returns a bundle token.`,
   httpPrice: "0.05",
   tool: { name: "buy_call_credits_bundle", price: "1.00", label: "Buy call credits bundle" },
   tier: "standard",
@@ -74,7 +94,7 @@ export const enterpriseBundle = bundleProduct({
   id: "bundle-enterprise",
   path: "/v1/bundle/enterprise",
   title: "Enterprise prepaid bundle",
-  description: "Buy the enterprise volume tier of prepaid call credits (10,000 credits by default); returns a bundle token.",
+  description: (n) => `Buy the enterprise volume tier of prepaid call credits (${formatCount(n)} credits); returns a bundle token.`,
   httpPrice: "25.00",
   tool: { name: "buy_enterprise_bundle", price: "25.00", label: "Buy enterprise bundle" },
   tier: "enterprise",

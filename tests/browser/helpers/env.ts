@@ -18,7 +18,14 @@ export const ACCOUNTS = {
   wrongNetwork: 4,
   poor: 5,
   viewer: 6,
+  /** Its settlement is made to fail on chain after the service accepted the payment. */
+  settleFails: 7,
+  /** Its balance drops between the page's balance check and the service's verification. */
+  drained: 8,
 } as const;
+
+/** Accounts the global setup funds with FUNDED_USDC. */
+export const FUNDED = [ACCOUNTS.payer, ACCOUNTS.rejecter, ACCOUNTS.wrongNetwork, ACCOUNTS.settleFails, ACCOUNTS.drained] as const;
 
 /** USDC (6 decimals) minted to each paying account: 1 USDC. */
 export const FUNDED_USDC = 1_000_000n;

@@ -7,14 +7,14 @@
 import { randomBytes } from "node:crypto";
 import { startChain } from "../../helpers/chain";
 import { startService } from "../../helpers/service";
-import { ACCOUNTS, FUNDED_USDC, type E2EEnv } from "./env";
+import { ACCOUNTS, FUNDED, FUNDED_USDC, type E2EEnv } from "./env";
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const { ensureBuild } = (await import("../../../scripts/start.mjs")) as { ensureBuild: () => void };
   ensureBuild();
   const chain = await startChain();
   try {
-    for (const i of [ACCOUNTS.payer, ACCOUNTS.rejecter, ACCOUNTS.wrongNetwork]) await chain.mintUsdc(chain.accounts[i]!.address, FUNDED_USDC);
+    for (const i of FUNDED) await chain.mintUsdc(chain.accounts[i]!.address, FUNDED_USDC);
     const admin = `admin-${randomBytes(12).toString("hex")}`;
     const svc = await startService({
       env: {

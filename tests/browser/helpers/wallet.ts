@@ -4,6 +4,8 @@
  * are made in the test process by a viem local account (or declined with code 4001);
  * every other call (eth_call, eth_blockNumber, ...) is forwarded from the test process
  * to the local Hardhat node, so the page never needs to reach the chain itself.
+ * `afterSign` runs in the test between signing and handing the signature to the page:
+ * the moment a test changes the chain under a payment the page has already checked.
  */
 import type { Page } from "@playwright/test";
 import type { Hex } from "viem";
@@ -16,6 +18,16 @@ export interface WalletOptions {
   chainId?: number;
   /** Decline every signature request, as a person pressing "Reject" would. */
   rejectSignatures?: boolean;
+  /** Called with each signed authorization before the page receives the signature. */
+  afterSign?: (authorization: SignedAuthorization) => Promise<void>;
+}
+
+/** The EIP-3009 authorization the wallet signed (as the page sent it for signing). */
+export interface SignedAuthorization {
+  from: Hex;
+  to: Hex;
+  value: bigint;
+  nonce: Hex;
 }
 
 export interface TestWallet {
@@ -23,6 +35,8 @@ export interface TestWallet {
   /** Methods the page asked the wallet for, in order. */
   calls: string[];
   signatures: number;
+  /** Every authorization signed, in order. */
+  signed: SignedAuthorization[];
 }
 
 type RpcAnswer = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
@@ -46,7 +60,7 @@ function revive(td: TypedDataJson) {
 
 export async function installWallet(page: Page, o: WalletOptions): Promise<TestWallet> {
   const account = privateKeyToAccount(o.privateKey);
-  const wallet: TestWallet = { account, calls: [], signatures: 0 };
+  const wallet: TestWallet = { account, calls: [], signatures: 0, signed: [] };
 
   await page.exposeFunction("__e2eWalletNode", async (method: string, params: unknown[]): Promise<RpcAnswer> => {
     wallet.calls.push(method);
@@ -54,8 +68,13 @@ export async function installWallet(page: Page, o: WalletOptions): Promise<TestW
       if (o.rejectSignatures) return { error: { code: 4001, message: "User rejected the request." } };
       const [from, json] = params as [string, string];
       if (from.toLowerCase() !== account.address.toLowerCase()) return { error: { code: 4100, message: "The requested account is not authorized." } };
-      const signature = await account.signTypedData(revive(JSON.parse(json) as TypedDataJson) as Parameters<PrivateKeyAccount["signTypedData"]>[0]);
+      const typed = revive(JSON.parse(json) as TypedDataJson);
+      const signature = await account.signTypedData(typed as Parameters<PrivateKeyAccount["signTypedData"]>[0]);
       wallet.signatures++;
+      const m = typed.message as { from: Hex; to: Hex; value: bigint; nonce: Hex };
+      const signed: SignedAuthorization = { from: m.from, to: m.to, value: m.value, nonce: m.nonce };
+      wallet.signed.push(signed);
+      await o.afterSign?.(signed);
       return { result: signature };
     }
     const res = await fetch(o.rpcUrl, {
