@@ -8,6 +8,7 @@ import { ScrollRegion } from "@/app/components/scroll-region";
 import type { ProductView } from "@/lib/web/catalog-view";
 import { formatCount } from "@/lib/catalog/format";
 import { isApiKeyShaped } from "@/lib/access/credentials";
+import { StackTableHead } from "@/app/components/stack-table";
 
 function matches(p: ProductView, tag: string, q: string): boolean {
   if (tag && !p.tags.includes(tag)) return false;
@@ -117,22 +118,7 @@ function ProductCard({ p, credential }: { p: ProductView; credential: string }) 
               would otherwise drop the table semantics in some browsers. */}
           <table className="stack-table" role="table">
             <caption className="visually-hidden">Parameters of {p.path}</caption>
-            <thead role="rowgroup">
-              <tr role="row">
-                <th scope="col" role="columnheader">
-                  Parameter
-                </th>
-                <th scope="col" role="columnheader">
-                  Type
-                </th>
-                <th scope="col" role="columnheader">
-                  Default
-                </th>
-                <th scope="col" role="columnheader">
-                  Meaning
-                </th>
-              </tr>
-            </thead>
+            <StackTableHead columns={["Parameter", "Type", "Default", "Meaning"]} />
             <tbody role="rowgroup">
               {p.params.map((x) => (
                 <tr key={x.name} role="row">

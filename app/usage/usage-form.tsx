@@ -8,6 +8,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { fetchUsage, type UsageReport } from "@/lib/web/usage-client";
 import { countOf, formatCount } from "@/lib/catalog/format";
 import { ScrollRegion } from "@/app/components/scroll-region";
+import { StackTableHead } from "@/app/components/stack-table";
 
 type Names = Record<string, { title: string; path: string }>;
 
@@ -121,25 +122,7 @@ function Report({ report, names }: { report: UsageReport; names: Names }) {
           {/* Explicit roles: stacked on phones with CSS (see .stack-table). */}
           <table data-testid="recent-calls" className="stack-table" role="table">
             <caption className="visually-hidden">Recent charged calls, newest first</caption>
-            <thead role="rowgroup">
-              <tr role="row">
-                <th scope="col" role="columnheader">
-                  Time (UTC)
-                </th>
-                <th scope="col" role="columnheader">
-                  Product
-                </th>
-                <th scope="col" role="columnheader">
-                  Surface
-                </th>
-                <th scope="col" role="columnheader">
-                  Charged
-                </th>
-                <th scope="col" role="columnheader">
-                  Receipt
-                </th>
-              </tr>
-            </thead>
+            <StackTableHead columns={["Time (UTC)", "Product", "Surface", "Charged", "Receipt"]} />
             <tbody role="rowgroup">
               {report.recent.map((r) => (
                 <tr key={r.receipt_id} role="row" data-receipt={r.receipt_id}>

@@ -11,11 +11,10 @@
  *   open, and the service keeps answering.
  */
 import { randomBytes } from "node:crypto";
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFixture, type Fixture } from "../helpers/fixture";
 import { callToolFrom, requestFrom, type FromResponse } from "../helpers/http-from";
-import { hasPostgres, hasRedis, POSTGRES_URL, REDIS_URL } from "../helpers/services";
+import { closedPort, hasPostgres, hasRedis, POSTGRES_URL, REDIS_URL } from "../helpers/services";
 
 const A = "127.0.0.1";
 const B = "127.0.0.2";
@@ -55,20 +54,22 @@ function expectRefused(r: FromResponse, limit: number): void {
   expect(r.body.error.message).toMatch(/retry in \d+ s/);
 }
 
+/** `limit` calls from A succeed whatever client-IP headers they forge; then every forged variant is refused. */
+async function expectOneBucketDespiteSpoofs(url: string, limit: number): Promise<void> {
+  for (let i = 0; i < limit; i++) {
+    const r = await requestFrom(A, url, { headers: SPOOFS[i % SPOOFS.length] });
+    expect(r.status, r.text).toBe(200);
+    expectLimitHeaders(r, limit, limit - 1 - i);
+  }
+  for (const headers of SPOOFS) expectRefused(await requestFrom(A, url, { headers }), limit);
+}
+
 async function keyCount(url: string): Promise<number> {
   const r = await requestFrom(A, `${url}/v1/bundles/debug`, { headers: { Authorization: `Bearer ${ADMIN}` } });
   expect(r.status).toBe(200);
   return r.body.api_keys.count as number;
 }
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 const MODES = [
   { name: "embedded (PGlite, in-process limits)", env: () => ({}) },
@@ -116,12 +117,7 @@ for (const mode of MODES) {
 
     it("counts /v1/sample by the real client address: a forged x-echo-client-ip does not change the bucket", async () => {
       const url = fx.svc.url;
-      for (let i = 0; i < SAMPLES; i++) {
-        const r = await requestFrom(A, `${url}/v1/sample`, { headers: SPOOFS[i % SPOOFS.length] });
-        expect(r.status, r.text).toBe(200);
-        expectLimitHeaders(r, SAMPLES, SAMPLES - 1 - i);
-      }
-      for (const headers of SPOOFS) expectRefused(await requestFrom(A, `${url}/v1/sample`, { headers }), SAMPLES);
+      await expectOneBucketDespiteSpoofs(`${url}/v1/sample`, SAMPLES);
       const other = await requestFrom(B, `${url}/v1/sample`);
       expect(other.status, other.text).toBe(200);
       expectLimitHeaders(other, SAMPLES, SAMPLES - 1);
@@ -140,22 +136,12 @@ describe("per-IP limits under plain `next start` (no custom server stamps the cl
   // trust no header, so every caller shares one bucket: strict, never bypassable.
   it("ignores x-echo-client-ip: each spoofed value counts against the same bucket", async () => {
     const url = fx.svc.url;
-    for (let i = 0; i < SAMPLES; i++) {
-      const r = await requestFrom(A, `${url}/v1/sample`, { headers: SPOOFS[i % SPOOFS.length] });
-      expect(r.status, r.text).toBe(200);
-      expectLimitHeaders(r, SAMPLES, SAMPLES - 1 - i);
-    }
-    for (const headers of SPOOFS) expectRefused(await requestFrom(A, `${url}/v1/sample`, { headers }), SAMPLES);
+    await expectOneBucketDespiteSpoofs(`${url}/v1/sample`, SAMPLES);
   });
 
   it("ignores x-echo-client-ip for free-key minting too", async () => {
     const url = fx.svc.url;
-    for (let i = 0; i < MINTS; i++) {
-      const r = await requestFrom(A, `${url}/v1/free-key`, { headers: SPOOFS[i % SPOOFS.length] });
-      expect(r.status, r.text).toBe(200);
-      expectLimitHeaders(r, MINTS, MINTS - 1 - i);
-    }
-    for (const headers of SPOOFS) expectRefused(await requestFrom(A, `${url}/v1/free-key`, { headers }), MINTS);
+    await expectOneBucketDespiteSpoofs(`${url}/v1/free-key`, MINTS);
   });
 });
 

@@ -96,6 +96,16 @@ function header(o: XlmOffer, envelope: string, quote = o.quote): string {
   return Buffer.from(JSON.stringify({ x402Version: 1, scheme: "xlm-memo", network: o.network, payload: { quote, envelope_xdr: envelope } })).toString("base64");
 }
 
+/** Runs `call` while the simulated Horizon answers with `fault`, clearing it afterwards. */
+async function duringHorizonFault(fx: Fixture, fault: Parameters<Fixture["sim"]["setFault"]>[1], call: () => Promise<Response>): Promise<Response> {
+  fx.sim.setFault("horizon", fault);
+  try {
+    return await call();
+  } finally {
+    fx.sim.clearFaults();
+  }
+}
+
 function receiptOf(res: Response): { success: boolean; transaction: string; network: string } | null {
   const h = res.headers.get("payment-response");
   return h ? JSON.parse(Buffer.from(h, "base64").toString()) : null;
@@ -254,13 +264,7 @@ for (const mode of MODES) {
       const o = await offer();
       const h = header(o, signPayment(o));
       const before = paid().length;
-      fx.sim.setFault("horizon", { mode: "error_after_apply", status: 504, pathPrefix: "/transactions", method: "POST" });
-      let res: Response;
-      try {
-        res = await fx.get("/v1/fng", { headers: { "X-PAYMENT": h } });
-      } finally {
-        fx.sim.clearFaults();
-      }
+      const res = await duringHorizonFault(fx, { mode: "error_after_apply", status: 504, pathPrefix: "/transactions", method: "POST" }, () => fx.get("/v1/fng", { headers: { "X-PAYMENT": h } }));
       expect(res.status, await res.clone().text()).toBe(200);
       const body = await res.json();
       expect(body.index).toBeGreaterThanOrEqual(0);
@@ -277,13 +281,7 @@ for (const mode of MODES) {
       const o = await offer();
       const h = header(o, signPayment(o));
       const before = paid().length;
-      fx.sim.setFault("horizon", { mode: "hang_after_apply", pathPrefix: "/transactions", method: "POST" });
-      let res: Response;
-      try {
-        res = await fx.get("/v1/fng", { headers: { "X-PAYMENT": h } });
-      } finally {
-        fx.sim.clearFaults();
-      }
+      const res = await duringHorizonFault(fx, { mode: "hang_after_apply", pathPrefix: "/transactions", method: "POST" }, () => fx.get("/v1/fng", { headers: { "X-PAYMENT": h } }));
       expect(res.status, await res.clone().text()).toBe(200);
       expect(receiptOf(res)).toMatchObject({ success: true, transaction: paid().at(-1)!.hash });
       expect(paid()).toHaveLength(before + 1);
@@ -294,13 +292,7 @@ for (const mode of MODES) {
       const h = header(o, signPayment(o, { maxTime: nowSeconds() + 2 }));
       const charged = (await ledgerView()).charged_calls.xlm;
       const before = paid().length;
-      fx.sim.setFault("horizon", { mode: "error", status: 504, pathPrefix: "/transactions", method: "POST" });
-      let res: Response;
-      try {
-        res = await fx.get("/v1/fng", { headers: { "X-PAYMENT": h } });
-      } finally {
-        fx.sim.clearFaults();
-      }
+      const res = await duringHorizonFault(fx, { mode: "error", status: 504, pathPrefix: "/transactions", method: "POST" }, () => fx.get("/v1/fng", { headers: { "X-PAYMENT": h } }));
       const body = await res.json();
       expect(res.status).toBe(402);
       expect(body.code).toBe("settlement_failed");
@@ -329,13 +321,7 @@ for (const mode of MODES) {
       const h = header(o, signPayment(o));
       const charged = (await ledgerView()).charged_calls.xlm;
       const applied = paid().length;
-      fx.sim.setFault("horizon", { mode: "error", status: 504, pathPrefix: "/transactions" });
-      let res: Response;
-      try {
-        res = await fx.get("/v1/fng", { headers: { "X-PAYMENT": h } });
-      } finally {
-        fx.sim.clearFaults();
-      }
+      const res = await duringHorizonFault(fx, { mode: "error", status: 504, pathPrefix: "/transactions" }, () => fx.get("/v1/fng", { headers: { "X-PAYMENT": h } }));
       const body = await res.json();
       expect(res.status).toBe(503);
       expect(res.headers.get("retry-after")).toBe("5");

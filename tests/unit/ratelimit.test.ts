@@ -6,22 +6,13 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import net from "node:net";
 import { resetEnvForTests } from "@/lib/config/env";
 import { rateLimit, rateLimitHeaders } from "@/lib/limits/ratelimit";
-import { hasRedis, REDIS_URL } from "../helpers/services";
+import { closedPort, hasRedis, REDIS_URL } from "../helpers/services";
 
 const redisUp = await hasRedis();
 const LIMITER = Symbol.for("echo.limiter");
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 const DEAD_REDIS_URL = `redis://127.0.0.1:${await closedPort()}`;
 
 function useMode(mode: "memory" | "redis" | "redis-down"): void {

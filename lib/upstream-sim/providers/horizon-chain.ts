@@ -51,19 +51,18 @@ export function rational(price: number): { n: number; d: number } {
   return { n: n / g, d: 1e7 / g };
 }
 
+/** Horizon's problem+json answer (`type` is the last segment of its horizon-errors URL). */
+export function problem(status: number, type: string, title: string, detail: string, extras?: Record<string, unknown>): SimResponse {
+  return {
+    status,
+    headers: { "Content-Type": "application/problem+json; charset=utf-8" },
+    body: { type: `https://stellar.org/horizon-errors/${type}`, title, status, detail, ...(extras ? { extras } : {}) },
+  };
+}
+
 /** Horizon's problem+json for a bad request parameter. */
 export function badRequest(field: string, reason: string): SimResponse {
-  return {
-    status: 400,
-    headers: { "Content-Type": "application/problem+json; charset=utf-8" },
-    body: {
-      type: "https://stellar.org/horizon-errors/bad_request",
-      title: "Bad Request",
-      status: 400,
-      detail: "The request you sent was invalid in some way.",
-      extras: { invalid_field: field, reason },
-    },
-  };
+  return problem(400, "bad_request", "Bad Request", "The request you sent was invalid in some way.", { invalid_field: field, reason });
 }
 
 /** Parses `limit` (1..200, default `def`); a string reason when invalid. */

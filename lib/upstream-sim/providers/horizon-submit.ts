@@ -14,7 +14,7 @@
 import { FeeBumpTransaction, Keypair, Networks, TransactionBuilder, type Transaction } from "@stellar/stellar-sdk";
 import type { World } from "@/lib/upstream-sim/world";
 import type { SimRequest, SimResponse } from "@/lib/upstream-sim/server";
-import { closeTime, horizonTime, sequenceAt } from "@/lib/upstream-sim/providers/horizon-chain";
+import { closeTime, horizonTime, problem, sequenceAt } from "@/lib/upstream-sim/providers/horizon-chain";
 
 export interface SimStellarPayment {
   hash: string;
@@ -56,16 +56,9 @@ export function stellarLedger(world: World): Ledger {
 }
 
 function failure(code: string, ops?: string[]): SimResponse {
-  return {
-    status: 400,
-    body: {
-      type: "https://stellar.org/horizon-errors/transaction_failed",
-      title: "Transaction Failed",
-      status: 400,
-      detail: "The transaction failed when submitted to the stellar network.",
-      extras: { result_codes: { transaction: code, ...(ops ? { operations: ops } : {}) } },
-    },
-  };
+  return problem(400, "transaction_failed", "Transaction Failed", "The transaction failed when submitted to the stellar network.", {
+    result_codes: { transaction: code, ...(ops ? { operations: ops } : {}) },
+  });
 }
 
 export function submitRoute(req: SimRequest, world: World): SimResponse {
@@ -146,16 +139,12 @@ function transactionRecord(t: AppliedTx, asked: string): Record<string, unknown>
 export function transactionRoute(hash: string, world: World): SimResponse {
   const t = /^[0-9a-f]{64}$/.test(hash) ? stellarLedger(world).transactions.get(hash) : undefined;
   if (!t) {
-    return {
-      status: 404,
-      headers: { "Content-Type": "application/problem+json; charset=utf-8" },
-      body: {
-        type: "https://stellar.org/horizon-errors/not_found",
-        title: "Resource Missing",
-        status: 404,
-        detail: "The resource at the url requested was not found.  This usually occurs for one of two reasons:  The url requested is not valid, or no data in our database could be found with the parameters provided.",
-      },
-    };
+    return problem(
+      404,
+      "not_found",
+      "Resource Missing",
+      "The resource at the url requested was not found.  This usually occurs for one of two reasons:  The url requested is not valid, or no data in our database could be found with the parameters provided.",
+    );
   }
   return { body: transactionRecord(t, hash) };
 }
