@@ -9,6 +9,7 @@ import { bundleCredits, bundleProducts, priceRange, toolCounts } from "@/lib/web
 import { pageBaseUrl } from "@/lib/web/base-url";
 import { DISCOVERY_LINKS } from "@/lib/web/links";
 import { FREE_KEY, SAMPLE } from "@/lib/web/endpoints";
+import { FREE_TOOLS } from "@/lib/catalog/free";
 
 export const dynamic = "force-dynamic";
 
@@ -48,7 +49,7 @@ export default async function Home() {
           <a href={SAMPLE.path}>
             <code>{SAMPLE.path}</code>
           </a>{" "}
-          and the full one from the free MCP tool <code>get_xlm_sentiment</code>. <a href="/market">See the 48-hour chart</a>.
+          and the full one from the free MCP tool <code>{FREE_TOOLS.sentiment}</code>. <a href="/market">See the 48-hour chart</a>.
         </p>
         <Suspense fallback={<p className="muted">Reading the live components…</p>}>
           <LiveSentiment />
@@ -85,7 +86,7 @@ export default async function Home() {
           <article className="card">
             <h3>Free key</h3>
             <p>
-              {countOf(cfg.FREE_KEY_DAILY_QUOTA, "call")} a day on standard endpoints. Mint one at <code>{FREE_KEY.path}</code> or with the <code>get_free_api_key</code> tool, send
+              {countOf(cfg.FREE_KEY_DAILY_QUOTA, "call")} a day on standard endpoints. Mint one at <code>{FREE_KEY.path}</code> or with the <code>{FREE_TOOLS.freeKey}</code> tool, send
               it as <code>X-Api-Key</code>.
             </p>
             <a href="/free-key">Claim a free key</a>

@@ -5,6 +5,7 @@ import { PRODUCTS } from "@/lib/catalog";
 import { countOf } from "@/lib/catalog/format";
 import { env } from "@/lib/config/env";
 import { FREE_KEY, USAGE } from "@/lib/web/endpoints";
+import { FREE_TOOLS } from "@/lib/catalog/free";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Free key" };
@@ -17,7 +18,7 @@ export default function FreeKeyPage() {
       <h1>Free key</h1>
       <p className="lead">
         A free-tier API key gives {countOf(quota, "call")} per UTC day on {covered} standard endpoints. No account, no payment. Agents can mint one at{" "}
-        <code>{FREE_KEY.path}</code> or with the MCP tool <code>get_free_api_key</code>.
+        <code>{FREE_KEY.path}</code> or with the MCP tool <code>{FREE_TOOLS.freeKey}</code>.
       </p>
       <FreeKeyForm freeKeyPath={FREE_KEY.path} usagePath={USAGE.path} />
     </>

@@ -20,6 +20,7 @@ import { bundleState, consumeCredits, lookupBundle } from "@/lib/access/bundles"
 import { ApiError, type ErrorCode } from "@/lib/errors";
 import { authorizePayment, type AuthorizedPayment } from "@/lib/payments/authorize";
 import { log } from "@/lib/log";
+import { freeEndpoint, productById } from "@/lib/catalog/lookup";
 
 export interface AccessRequest {
   product: AnyProduct;
@@ -74,7 +75,7 @@ async function keyGrant(req: AccessRequest, key: string): Promise<Grant> {
     throw await requirementError(req, "free_tier_not_covered", `The free tier covers standard endpoints; ${product.path} is a premium report. Pay per call or use a bundle.`);
   }
   const k = await lookupKey(key);
-  if (!k) throw await requirementError(req, "invalid_credential", "Unknown API key. Mint one with GET /v1/free-key.");
+  if (!k) throw await requirementError(req, "invalid_credential", `Unknown API key. Mint one with GET ${freeEndpoint("/v1/free-key").path}.`);
   const usage = (used: number): KeyUsage => ({ id: k.id, used, quota: k.quota, remaining: Math.max(0, k.quota - used), resetAt: nextUtcMidnight() });
   if (k.exhausted) throw await exhaustedKey(req, usage(k.quota));
   return {
@@ -97,7 +98,7 @@ async function bundleGrant(req: AccessRequest, token: string): Promise<Grant> {
   if (!state) throw await requirementError(req, "invalid_credential", "Unknown bundle token.");
   const cost = product.credits;
   const exhausted = async (remaining: number) =>
-    requirementError(req, "bundle_exhausted", `This bundle has ${remaining} credit${remaining === 1 ? "" : "s"} left; ${product.path} costs ${cost}. Buy a new bundle at /v1/bundle or pay per call.`, {
+    requirementError(req, "bundle_exhausted", `This bundle has ${remaining} credit${remaining === 1 ? "" : "s"} left; ${product.path} costs ${cost}. Buy a new bundle at ${productById("bundle").path} or pay per call.`, {
       "X-Bundle-Credits-Remaining": String(remaining),
     });
   if (state.remaining < cost) throw await exhausted(state.remaining);

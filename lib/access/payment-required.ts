@@ -11,6 +11,9 @@ import { ApiError, type ErrorCode } from "@/lib/errors";
 import { base64Json, buildRequirements, toV1Requirement, type ResourceInfo } from "@/lib/payments/x402/codec";
 import { usd6, usdLabel } from "@/lib/payments/price";
 import { xlmOffer, type XlmOffer } from "@/lib/payments/xlm/quote";
+import { FREE_TOOLS } from "@/lib/catalog/free";
+import { freeEndpoint, productById } from "@/lib/catalog/lookup";
+import { env } from "@/lib/config/env";
 
 export function priceFor(product: AnyProduct, surface: Surface): string {
   if (surface === "mcp") {
@@ -47,7 +50,12 @@ function instructionFor(product: AnyProduct, surface: Surface, price: string, ne
   if (product.kind === "data") {
     parts.push(surface === "http" ? "Or send a prepaid bundle token (X-Bundle-Token or Authorization: Bearer)." : 'Or pass a prepaid bundle token as "bundle_token".');
     if (product.freeTier) {
-      parts.push(surface === "http" ? "Or send a free-tier key as X-Api-Key (GET /v1/free-key mints one, 50 calls/day)." : 'Or pass a free-tier key as "api_key" (the get_free_api_key tool mints one, 50 calls/day).');
+      const quota = `${env().FREE_KEY_DAILY_QUOTA} calls per UTC day`;
+      parts.push(
+        surface === "http"
+          ? `Or send a free-tier key as X-Api-Key (GET ${freeEndpoint("/v1/free-key").path} mints one, ${quota}).`
+          : `Or pass a free-tier key as "api_key" (the ${FREE_TOOLS.freeKey} tool mints one, ${quota}).`,
+      );
     }
   }
   if (!hasX402 && !xlm) parts.unshift("Per-call payment is not configured on this instance.");
@@ -70,8 +78,8 @@ export async function buildRequirement(product: AnyProduct, surface: Surface, re
     x402_v1: { x402Version: 1, error, accepts: accepts.map((r) => toV1Requirement(r, resource)) },
     xlm,
     alternatives: {
-      bundle: product.kind === "data" ? "/v1/bundle" : null,
-      free_key: product.kind === "data" && product.freeTier ? "/v1/free-key" : null,
+      bundle: product.kind === "data" ? productById("bundle").path : null,
+      free_key: product.kind === "data" && product.freeTier ? freeEndpoint("/v1/free-key").path : null,
     },
   };
 }

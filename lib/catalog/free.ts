@@ -40,3 +40,12 @@ export const FREE_ENDPOINTS: readonly FreeEndpoint[] = [
 ];
 
 export const PUBLIC_FREE_ENDPOINTS = FREE_ENDPOINTS.filter((e) => !e.internal);
+
+/**
+ * The two free MCP tools of spec 4.5: the composite sentiment snapshot (no HTTP path) and
+ * the tool form of /v1/free-key. Their names are spec facts; every surface reads them here.
+ */
+export const FREE_TOOLS = {
+  sentiment: "get_xlm_sentiment",
+  freeKey: "get_free_api_key",
+} as const;

@@ -6,7 +6,8 @@
 import { usdLabel } from "@/lib/payments/price";
 import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paymentFacts } from "@/lib/discovery/service";
 import { OAUTH_RESOURCE_PREFIX, docUrl } from "@/lib/discovery/documents";
-import { freeEndpoint } from "@/lib/discovery/lookup";
+import { freeEndpoint } from "@/lib/catalog/lookup";
+import { FREE_TOOLS } from "@/lib/catalog/free";
 
 /** /auth.md */
 export function authMd(base: string): string {
@@ -42,7 +43,7 @@ export function authMd(base: string): string {
     "",
     "## 3. Free-tier API key",
     "",
-    `\`GET ${base}${freeEndpoint("/v1/free-key").path}\` (optional \`email\`) or the MCP tool \`get_free_api_key\` mints a key, shown once. Send it as \`X-Api-Key\` (MCP: \`api_key\`). Quota: ${freeQuota()} calls per UTC day on standard endpoints; past it the answer is 429 with \`Retry-After\` and the payment requirement.`,
+    `\`GET ${base}${freeEndpoint("/v1/free-key").path}\` (optional \`email\`) or the MCP tool \`${FREE_TOOLS.freeKey}\` mints a key, shown once. Send it as \`X-Api-Key\` (MCP: \`api_key\`). Quota: ${freeQuota()} calls per UTC day on standard endpoints; past it the answer is 429 with \`Retry-After\` and the payment requirement.`,
     "",
     "## MCP",
     "",

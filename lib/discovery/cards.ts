@@ -13,7 +13,7 @@ import { SERVICE, paidProducts, paramDocs, paymentFacts, priceLine } from "@/lib
 import { toolList, type ToolInfo } from "@/lib/discovery/tools";
 import { MCP_INSTRUCTIONS } from "@/lib/mcp/info";
 import { docUrl } from "@/lib/discovery/documents";
-import { bundlePaths, freeEndpoint } from "@/lib/discovery/lookup";
+import { bundlePaths, freeEndpoint } from "@/lib/catalog/lookup";
 
 function securitySchemes() {
   return {

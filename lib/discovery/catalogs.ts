@@ -9,7 +9,7 @@
  *   media-type `type`, `url`, representative queries and capabilities).
  */
 import { DISCOVERY_DOCUMENTS, SKILL_NAME, docUrl } from "@/lib/discovery/documents";
-import { freeEndpoint } from "@/lib/discovery/lookup";
+import { freeEndpoint } from "@/lib/catalog/lookup";
 import { SERVICE, hostOf, paidProducts } from "@/lib/discovery/service";
 import { toolList } from "@/lib/discovery/tools";
 import { SKILL_DESCRIPTION, skillPath } from "@/lib/discovery/skills";

@@ -9,7 +9,7 @@ import { productByPath } from "@/lib/catalog";
 import { usd6 } from "@/lib/payments/price";
 import { paymentOffer } from "@/lib/payments/offer";
 import { OAUTH_RESOURCE_PREFIX, docUrl } from "@/lib/discovery/documents";
-import { freeEndpoint } from "@/lib/discovery/lookup";
+import { freeEndpoint } from "@/lib/catalog/lookup";
 import { SERVICE, acceptedCredentials, paymentFacts } from "@/lib/discovery/service";
 
 /** A resource path under this service: segments of unreserved URL characters, no dot segments. */

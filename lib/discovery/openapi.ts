@@ -25,7 +25,7 @@ import { sampleSnapshotSchema } from "@/lib/market/xlm/snapshot";
 import { paymentOffer } from "@/lib/payments/offer";
 import { usd6, usdLabel } from "@/lib/payments/price";
 import { DISCOVERY_DOCUMENTS, docPath, type DiscoveryDocument } from "@/lib/discovery/documents";
-import { bundlePaths, freeEndpoint, productById } from "@/lib/discovery/lookup";
+import { bundlePaths, freeEndpoint, productById } from "@/lib/catalog/lookup";
 import { REST_MAX_LENGTH, REST_PATTERN } from "@/lib/discovery/oauth";
 import { MCP_PATH_PARAM } from "@/lib/mcp/paths";
 import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paramDocs, paymentFacts } from "@/lib/discovery/service";

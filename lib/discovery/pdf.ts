@@ -14,7 +14,7 @@ import { FREE_ENDPOINTS, type FreeEndpoint } from "@/lib/catalog/free";
 import { FREE_KEY_PARAMS } from "@/lib/access/free-key";
 import { usdLabel } from "@/lib/payments/price";
 import { DISCOVERY_DOCUMENTS, docPath } from "@/lib/discovery/documents";
-import { freeEndpoint } from "@/lib/discovery/lookup";
+import { freeEndpoint } from "@/lib/catalog/lookup";
 import { buildOpenApi, jsonSchemaOf } from "@/lib/discovery/openapi";
 import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paramDocs, paymentFacts } from "@/lib/discovery/service";
 import { toolList } from "@/lib/discovery/tools";

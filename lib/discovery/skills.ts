@@ -7,9 +7,10 @@
 import { createHash } from "node:crypto";
 import { usdLabel } from "@/lib/payments/price";
 import { SKILL_NAME, docPath, docUrl } from "@/lib/discovery/documents";
-import { freeEndpoint } from "@/lib/discovery/lookup";
+import { freeEndpoint } from "@/lib/catalog/lookup";
 import { SERVICE, paidProducts, paramDocs, paymentFacts } from "@/lib/discovery/service";
 import { toolList } from "@/lib/discovery/tools";
+import { FREE_TOOLS } from "@/lib/catalog/free";
 
 export const SKILL_DESCRIPTION =
   "Get crypto market intelligence (XLM sentiment, quotes and order book, arbitrage, multi-asset screens, breadth, gas, prediction markets, wallet intel, token safety, whale flow) from a pay-per-call API or MCP server, paying per call with x402 USDC, a prepaid bundle or a free-tier key. Use when an agent needs live crypto market data or trading signals.";
@@ -47,7 +48,7 @@ export function skillMarkdown(base: string): string {
     `1. HTTP: \`GET ${base}<path>\` with the query parameters below. MCP: connect to \`${base}${SERVICE.mcpPath}\` (streamable-http, protocol ${SERVICE.mcpProtocolVersion}) and call the tool.`,
     "2. Without a credential a paid call answers **402** (MCP: the requirement is the tool result) with `endpoint`, `price` and `instruction`.",
     `3. Pay with x402 (scheme \`exact\`, USDC on \`${pay.network}\`): sign the requirement from the \`PAYMENT-REQUIRED\` header and repeat with \`PAYMENT-SIGNATURE\` (v2), or sign one of the body's \`accepts[]\` and send \`X-PAYMENT\` (v1). MCP: pass the payload as the \`payment\` argument.`,
-    `4. Or use a prepaid bundle token (\`X-Bundle-Token\` / \`bundle_token\`) or a free-tier key (\`X-Api-Key\` / \`api_key\`, mint one with \`GET ${freeEndpoint("/v1/free-key").path}\` or \`get_free_api_key\`).`,
+    `4. Or use a prepaid bundle token (\`X-Bundle-Token\` / \`bundle_token\`) or a free-tier key (\`X-Api-Key\` / \`api_key\`, mint one with \`GET ${freeEndpoint("/v1/free-key").path}\` or \`${FREE_TOOLS.freeKey}\`).`,
     "5. Nothing is charged when a call fails (422 invalid parameter, 503 upstream down: retry after `Retry-After`).",
     "",
     "## Endpoints",

@@ -6,7 +6,7 @@
 import { PUBLIC_FREE_ENDPOINTS } from "@/lib/catalog/free";
 import { usdLabel } from "@/lib/payments/price";
 import { DISCOVERY_DOCUMENTS, docPath } from "@/lib/discovery/documents";
-import { freeEndpoint, productById } from "@/lib/discovery/lookup";
+import { freeEndpoint, productById } from "@/lib/catalog/lookup";
 import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paramDocs, paymentFacts, priceLine } from "@/lib/discovery/service";
 import { toolList } from "@/lib/discovery/tools";
 import type { AnyProduct } from "@/lib/catalog/types";

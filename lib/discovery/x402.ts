@@ -12,7 +12,7 @@ import { buildRequirements } from "@/lib/payments/x402/codec";
 import { usd6 } from "@/lib/payments/price";
 import { SERVICE, paidProducts, paramDocs, paymentFacts } from "@/lib/discovery/service";
 import { docUrl } from "@/lib/discovery/documents";
-import { freeEndpoint } from "@/lib/discovery/lookup";
+import { freeEndpoint } from "@/lib/catalog/lookup";
 
 function instructions(base: string): string {
   const pay = paymentFacts();

@@ -13,7 +13,7 @@ export async function serviceInfo(req: Request): Promise<Record<string, unknown>
     version: SERVICE.apiVersion,
     description: SERVICE.description,
     base_url: base,
-    mcp_url: `${base}/mcp`,
+    mcp_url: `${base}${SERVICE.mcpPath}`,
     endpoints: PRODUCTS.map((p) => ({ path: p.path, price_usd: p.httpPrice, tool: p.tool?.name ?? null })),
     free: PUBLIC_FREE_ENDPOINTS.map((e) => e.path),
     attestation_public_key: attestation,

@@ -8,8 +8,9 @@
 import { paramsSchema, type ParamDoc, type ParamSet } from "@/lib/catalog/params";
 import { toValidationIssues } from "@/lib/catalog/validate";
 import { ValidationError, type ValidationIssue } from "@/lib/errors";
-import { freeEndpoint, productById } from "@/lib/discovery/lookup";
+import { freeEndpoint, productById } from "@/lib/catalog/lookup";
 import { MCP_MAX_CREDENTIAL_CHARS } from "@/lib/mcp/info";
+import { FREE_TOOLS } from "@/lib/catalog/free";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -27,7 +28,7 @@ function credentialDocs(): Record<(typeof CREDENTIAL_ARGS)[number], string> {
     payment:
       'x402 payment for exactly this tool\'s price: base64 of an x402 v2 PaymentPayload (v1 accepted) signed against accepts[] of the payment requirement this tool returns without credentials. The payload object may instead be sent in _meta["x402/payment"].',
     bundle_token: `Prepaid bundle token (from ${bundle.tool.name} or GET ${bundle.path}); the call consumes its credits.`,
-    api_key: `Free-tier API key (from get_free_api_key or GET ${freeEndpoint("/v1/free-key").path}); covers standard tools within its daily quota.`,
+    api_key: `Free-tier API key (from ${FREE_TOOLS.freeKey} or GET ${freeEndpoint("/v1/free-key").path}); covers standard tools within its daily quota.`,
   };
 }
 

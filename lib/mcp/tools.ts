@@ -11,7 +11,7 @@
 import { z } from "zod";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/server";
 import { PRODUCTS } from "@/lib/catalog";
-import { freeEndpoint, productById } from "@/lib/discovery/lookup";
+import { freeEndpoint, productById } from "@/lib/catalog/lookup";
 import type { AnyProduct } from "@/lib/catalog/types";
 import { toolTitle } from "@/lib/catalog/types";
 import { runProduct } from "@/lib/catalog/run";
@@ -28,6 +28,7 @@ import { baseUrl } from "@/lib/http/base-url";
 import { inputSchemaFor, parseArguments, type JsonSchema } from "@/lib/mcp/arguments";
 import { accessMeta, okResult, paidOutputSchema, resultForError } from "@/lib/mcp/results";
 import { MCP_PATH } from "@/lib/mcp/info";
+import { FREE_TOOLS } from "@/lib/catalog/free";
 
 /** What a tool call knows about its transport. */
 export interface ToolCallContext {
@@ -118,7 +119,7 @@ const SNAPSHOT_TTL_MS = 15_000;
 function sentimentTool(): McpToolDef {
   const full = productById("sentiment");
   return {
-    name: "get_xlm_sentiment",
+    name: FREE_TOOLS.sentiment,
     title: "XLM sentiment snapshot (free)",
     description: `Free, no arguments. ${full.description} Returned as a JSON string (also as structuredContent): sentiment, sentiment_source, components, price_usd, mid, spread_pct, ts.`,
     price: "0",
@@ -131,7 +132,7 @@ function sentimentTool(): McpToolDef {
     call: async (args) => {
       try {
         parseArguments({}, false, args);
-        const snap = await cached("mcp:get_xlm_sentiment", SNAPSHOT_TTL_MS, () =>
+        const snap = await cached(`mcp:${FREE_TOOLS.sentiment}`, SNAPSHOT_TTL_MS, () =>
           xlmSnapshot(new Date()).catch((err: unknown) => {
             if (err instanceof UpstreamError) throw new UnavailableError(`XLM sentiment is unavailable: ${err.provider} failed.`, { sources: [err.provider] });
             throw err;
@@ -139,7 +140,7 @@ function sentimentTool(): McpToolDef {
         );
         return okResult(snap);
       } catch (err) {
-        return resultForError(err, { tool: "get_xlm_sentiment" });
+        return resultForError(err, { tool: FREE_TOOLS.sentiment });
       }
     },
   };
@@ -148,7 +149,7 @@ function sentimentTool(): McpToolDef {
 function freeKeyTool(): McpToolDef {
   const http = freeEndpoint("/v1/free-key");
   return {
-    name: "get_free_api_key",
+    name: FREE_TOOLS.freeKey,
     title: "Free-tier API key (free)",
     description: `Free. ${http.description} Pass it as the "api_key" argument of standard tools. Optional "email" is recorded with the key. Same as GET ${http.path}; minting is rate-limited per client address.`,
     price: "0",
@@ -164,7 +165,7 @@ function freeKeyTool(): McpToolDef {
         const { body } = await mintFreeKey(raw, ctx.request ? clientIp(ctx.request) : "unknown", "arguments");
         return okResult(body);
       } catch (err) {
-        return resultForError(err, { tool: "get_free_api_key" });
+        return resultForError(err, { tool: FREE_TOOLS.freeKey });
       }
     },
   };

@@ -20,7 +20,7 @@ import { buildOpenApi } from "@/lib/discovery/openapi";
 import { PDF_CACHE_MAX, specPdf, specPdfCacheSize } from "@/lib/discovery/pdf";
 import { skillMarkdown, skillsIndex } from "@/lib/discovery/skills";
 import { DISCOVERY_DOCUMENTS, SKILL_NAME, docPath, docUrl, linkHeader } from "@/lib/discovery/documents";
-import { bundlePaths, freeEndpoint, productById } from "@/lib/discovery/lookup";
+import { bundlePaths, freeEndpoint, productById } from "@/lib/catalog/lookup";
 import { baseCacheHeaders, baseUrl, baseUrlInfo } from "@/lib/http/base-url";
 import { resetEnvForTests } from "@/lib/config/env";
 import { GET as openApiRoute } from "@/app/openapi.json/route";
