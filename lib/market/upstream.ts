@@ -1,8 +1,8 @@
 /**
  * One client base for every upstream provider: configurable base URL and headers,
  * a timeout on every request, responses parsed with zod (a changed upstream format is
- * a clear `UpstreamError`, never a NaN downstream), secrets redacted from messages,
- * and the last outcome per provider kept for /health.
+ * a clear `UpstreamError`, never a NaN downstream) and secrets redacted from messages.
+ * (/health probes the providers itself: lib/http/health.ts.)
  */
 import type { z } from "zod";
 import { env } from "@/lib/config/env";
@@ -33,37 +33,6 @@ export interface Provider {
 }
 
 export type Query = Record<string, string | number | boolean | undefined | null>;
-
-interface ProviderStatus {
-  ok: boolean;
-  at: string;
-  error?: string;
-  requests: number;
-  failures: number;
-}
-const STATUS_KEY = Symbol.for("echo.upstream.status");
-function statusMap(): Map<string, ProviderStatus> {
-  const g = globalThis as { [STATUS_KEY]?: Map<string, ProviderStatus> };
-  g[STATUS_KEY] ??= new Map();
-  return g[STATUS_KEY];
-}
-
-/** Last outcome of each provider used since start. */
-export function upstreamStatus(): Record<string, ProviderStatus> {
-  return Object.fromEntries(statusMap());
-}
-
-function record(provider: string, ok: boolean, error?: string): void {
-  const m = statusMap();
-  const prev = m.get(provider) ?? { ok, at: "", requests: 0, failures: 0 };
-  m.set(provider, {
-    ok,
-    at: new Date().toISOString(),
-    error,
-    requests: prev.requests + 1,
-    failures: prev.failures + (ok ? 0 : 1),
-  });
-}
 
 export function buildUrl(provider: Provider, path: string, query: Query = {}): URL {
   const base = provider.baseUrl().replace(/\/+$/, "");
@@ -150,13 +119,11 @@ export async function fetchJson<S extends z.ZodType>(
   if (!parsed.success) {
     return fail(provider, new UpstreamError(provider.name, "parse", `unexpected response format (${where}): ${zodSummary(parsed.error)}`));
   }
-  record(provider.name, true);
   log.debug("upstream.ok", { provider: provider.name, path: where, ms: Date.now() - started });
   return parsed.data;
 }
 
 function fail(provider: Provider, err: UpstreamError): never {
-  record(provider.name, false, err.message);
   log.warn("upstream.failed", { provider: provider.name, kind: err.kind, message: err.message });
   throw err;
 }

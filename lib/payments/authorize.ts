@@ -92,7 +92,7 @@ async function authorizeXlm(payload: Record<string, unknown>, input: PaymentInpu
         // Kept as "unknown": the same payment presented again takes the row over and is
         // submitted again; Horizon then says whether it was applied (see settle.ts).
         await markUnknown(lock, s.message, null);
-        log.error("xlm.settle_outcome_unknown", { id: lock.id, tx: v.innerHash, message: s.message });
+        log.error("xlm.settle_outcome_unknown", { paymentId: lock.id, tx: v.innerHash, message: s.message });
         throw new ApiError("settlement_pending", `${s.message} The data was not delivered. Send the same request with the same payment again in a few seconds: you will get the result if the payment was applied, or a definite answer if it was not. Payment id ${lock.id}.`, {
           headers: { "Retry-After": "5" },
           extra: { retry_after: 5, payment_id: lock.id },

@@ -13,6 +13,7 @@
 import { randomUUID } from "node:crypto";
 import { db, getDbHandle } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors";
+import { log } from "@/lib/log";
 import type { ReceiptInput } from "@/lib/access/receipts";
 
 export interface PaymentLock {
@@ -62,13 +63,18 @@ export async function unlockPayment(lock: PaymentLock): Promise<void> {
 }
 
 /**
- * Takes over the row of this payment when an earlier attempt left its outcome unknown;
- * null when the payment is settled, failed or in use by a concurrent call.
+ * Takes over the row of this payment when an earlier attempt left its outcome unknown, or
+ * left it pending for over 10 minutes (its process died mid-call: no live call holds a
+ * payment that long, timeouts end them within a minute); null when the payment is
+ * settled, failed or in use by a concurrent call.
  */
 export async function claimUnknownPayment(network: string, reference: string): Promise<PaymentLock | null> {
   const h = await getDbHandle();
   const rows = await h.query<{ id: string; tx_hash: string | null }>(
-    `UPDATE payments SET status = 'pending', updated_at = now() WHERE network = $1 AND reference = $2 AND status = 'unknown' RETURNING id, tx_hash`,
+    `UPDATE payments SET status = 'pending', updated_at = now()
+      WHERE network = $1 AND reference = $2
+        AND (status = 'unknown' OR (status = 'pending' AND updated_at < now() - interval '10 minutes'))
+      RETURNING id, tx_hash`,
     [network, reference],
   );
   const row = rows[0];
@@ -101,7 +107,7 @@ export async function markUnknown(lock: PaymentLock, error: string, txHash: stri
   const prisma = await db();
   await prisma.payment
     .update({ where: { id: lock.id }, data: { status: "unknown", error: error.slice(0, 500), ...(txHash ? { txHash } : {}) } })
-    .catch(() => undefined);
+    .catch((err: unknown) => log.error("payment.mark_failed", { paymentId: lock.id, status: "unknown", message: (err as Error).message }));
 }
 
 /** Puts a reclaimed row back to "unknown" when the retry itself could not decide. */
@@ -113,5 +119,7 @@ export async function releaseLock(lock: PaymentLock): Promise<void> {
 
 export async function markFailed(lock: PaymentLock, error: string): Promise<void> {
   const prisma = await db();
-  await prisma.payment.update({ where: { id: lock.id }, data: { status: "failed", error: error.slice(0, 500) } }).catch(() => undefined);
+  await prisma.payment
+    .update({ where: { id: lock.id }, data: { status: "failed", error: error.slice(0, 500) } })
+    .catch((err: unknown) => log.error("payment.mark_failed", { paymentId: lock.id, status: "failed", message: (err as Error).message }));
 }

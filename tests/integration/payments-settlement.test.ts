@@ -6,7 +6,9 @@
  * - the submission never reaches the chain → 503 settlement_pending; presented again, the
  *   payment is settled normally, once;
  * - the bookkeeping after a settled transfer fails (PostgreSQL; a constraint added by the
- *   test makes the receipt insert fail) → the payer, who has paid, still gets the data.
+ *   test makes the receipt insert fail) → the payer, who has paid, still gets the data;
+ * - a payment left pending by a process that died mid-call (a row the test writes) is
+ *   taken over after 10 minutes, and refused as in use before that.
  */
 import http from "node:http";
 import { randomBytes } from "node:crypto";
@@ -175,6 +177,38 @@ for (const [i, mode] of MODES.entries()) {
         expect((await replay.json()).code).toBe("payment_replayed");
       } finally {
         await db.query(`ALTER TABLE "${mode.pgSchema}".access_log DROP CONSTRAINT IF EXISTS test_refuse_fng`).catch(() => undefined);
+        await db.end();
+      }
+    });
+
+    it.runIf(mode.pgSchema)("a payment left pending by a dead process is taken over after 10 minutes, refused as in use before", async () => {
+      const db = new pg.Client({ connectionString: POSTGRES_URL });
+      await db.connect();
+      try {
+        const req = await requirement("/v1/fng");
+        const leave = async (minutesAgo: number) => {
+          const signed = await signAuthorization(payer(), { to: req.payTo as `0x${string}`, value: BigInt(req.amount) });
+          await db.query(
+            `INSERT INTO "${mode.pgSchema}".payments (id, scheme, network, reference, payer, amount_atomic, asset, pay_to, product, surface, status, created_at, updated_at)
+             VALUES (gen_random_uuid()::text, 'exact', $1, $2, $3, $4, $5, $6, 'fng', 'http', 'pending', now() - make_interval(mins => $7), now() - make_interval(mins => $7))`,
+            [req.network, `${payer().address.toLowerCase()}:${signed.authorization.nonce.toLowerCase()}`, payer().address.toLowerCase(), req.amount, req.asset, req.payTo, minutesAgo],
+          );
+          return v2Header(req, signed);
+        };
+        const recent = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": await leave(2) } });
+        expect(recent.status).toBe(402);
+        expect((await recent.json()).code).toBe("payment_replayed");
+
+        const before = await chain.usdcBalance(payer().address);
+        const header = await leave(20);
+        const res = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+        expect(res.status, await res.clone().text()).toBe(200);
+        expect(await chain.usdcBalance(payer().address)).toBe(before - 10_000n);
+        const { rows } = await db.query(`SELECT count(*)::int AS n, min(status) AS status FROM "${mode.pgSchema}".payments WHERE reference = $1`, [
+          `${payer().address.toLowerCase()}:${JSON.parse(Buffer.from(header, "base64").toString()).payload.authorization.nonce.toLowerCase()}`,
+        ]);
+        expect(rows[0]).toEqual({ n: 1, status: "settled" });
+      } finally {
         await db.end();
       }
     });

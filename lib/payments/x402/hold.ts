@@ -81,7 +81,7 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
     // transfer has happened: the chain says so, and the call is served without paying twice.
     if (lock.reclaimed && o.outcome) {
       const out = await askOutcome(o);
-      log.info("payment.retry_outcome", { payment_ref: lock.id, outcome: out?.kind ?? "unreadable", reason: v.invalidReason });
+      log.info("payment.retry_outcome", { paymentId: lock.id, outcome: out?.kind ?? "unreadable", reason: v.invalidReason });
       if (out?.kind === "transferred") return grant(o, lock, () => Promise.resolve({ success: true, transaction: out.transaction ?? lock.reclaimed?.txHash ?? "", network: o.req.network, payer: o.payer ?? undefined }));
       if (out === null) {
         await releaseLock(lock);
