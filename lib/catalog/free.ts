@@ -36,6 +36,8 @@ export const FREE_ENDPOINTS: readonly FreeEndpoint[] = [
   },
   { path: "/v1/usage", title: "Usage of a key or bundle", description: "Credits or quota left and the recent charged calls of the bundle token or API key sent in the request headers." },
   { path: "/health", title: "Health", description: "Database and upstream status: every upstream provider actively probed (results reused 30 s); 200 ok or degraded (naming the failing providers), 503 down when the database does not answer." },
+  { path: "/health/live", title: "Liveness probe", description: "Answers 200 while the process serves requests; touches neither the database nor upstreams." },
+  { path: "/health/ready", title: "Readiness probe", description: "200 when the database answers (opened and migrated on first use), 503 otherwise; contacts no upstream." },
   { path: "/v1/bundles/debug", title: "Bundle ledger debug", description: "Internal: ledger counts and health; admin credential only.", internal: true },
 ];
 

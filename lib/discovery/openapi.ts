@@ -115,6 +115,28 @@ function paidOperation(p: AnyProduct): Json {
   };
 }
 
+const FREE_KEY_RESPONSES: Json = {
+  "200": { description: "The new key (shown once), its quota and the paths it covers.", content: json({ type: "object", required: ["api_key", "daily_quota"], properties: { api_key: { type: "string" }, daily_quota: { type: "integer" }, remaining_today: { type: "integer" }, resets_at: { type: "string", format: "date-time" }, covers: { type: "array", items: { type: "string" } } } }) },
+  "422": ref("responses", "ValidationFailed"),
+  "429": ref("responses", "RateLimited"),
+};
+
+/** POST form of the free-key endpoint: the same parameters in a JSON or form body (kept out of URLs and logs). */
+function freeKeyPost(): Json {
+  const e = freeEndpoint("/v1/free-key");
+  const properties = Object.fromEntries(paramDocs(FREE_KEY_PARAMS).map(([name, d]) => [name, { ...(parameterOf(name, d).schema as Json), description: d.description }]));
+  const schema = { type: "object", additionalProperties: false, properties };
+  return {
+    operationId: operationId("post", e.path),
+    summary: `${e.title} (body)`,
+    description: `${e.description} Same as GET with the parameters in a JSON or form body, so an e-mail stays out of URLs and access logs; a bad body answers 422 at ["body", …].`,
+    tags: ["free"],
+    security: [],
+    requestBody: { required: false, content: { "application/json": { schema }, "application/x-www-form-urlencoded": { schema } } },
+    responses: FREE_KEY_RESPONSES,
+  };
+}
+
 /** Per-path details of the free endpoints; every key must be one of FREE_ENDPOINTS. */
 const FREE_DETAILS: Record<string, (e: FreeEndpoint) => Json> = {
   "/v1/sample": () => ({
@@ -127,10 +149,13 @@ const FREE_DETAILS: Record<string, (e: FreeEndpoint) => Json> = {
   "/v1/manifest": () => ({ responses: { "200": { description: "Catalog of the paid endpoints with live prices; always 200.", content: json(ref("schemas", "Manifest")) } } }),
   "/v1/free-key": () => ({
     parameters: paramDocs(FREE_KEY_PARAMS).map(([name, d]) => parameterOf(name, d)),
+    responses: FREE_KEY_RESPONSES,
+  }),
+  "/health/live": () => ({ responses: { "200": { description: "The process serves requests.", content: json({ type: "object", required: ["status"], properties: { status: { const: "live" } } }) } } }),
+  "/health/ready": () => ({
     responses: {
-      "200": { description: "The new key (shown once), its quota and the paths it covers.", content: json({ type: "object", required: ["api_key", "daily_quota"], properties: { api_key: { type: "string" }, daily_quota: { type: "integer" }, remaining_today: { type: "integer" }, resets_at: { type: "string", format: "date-time" }, covers: { type: "array", items: { type: "string" } } } }) },
-      "422": ref("responses", "ValidationFailed"),
-      "429": ref("responses", "RateLimited"),
+      "200": { description: "The database answers.", content: json({ type: "object", required: ["status"], properties: { status: { const: "ready" } } }) },
+      "503": { description: "The database does not answer.", content: json({ type: "object", required: ["status"], properties: { status: { const: "not_ready" } } }) },
     },
   }),
   "/v1/usage": () => ({
@@ -413,6 +438,7 @@ function buildCore(): Json {
   const paths: Json = {};
   for (const p of products) paths[p.path] = { get: paidOperation(p) };
   for (const e of FREE_ENDPOINTS) paths[e.path] = { get: freeOperation(e) };
+  (paths[freeEndpoint("/v1/free-key").path] as Json).post = freeKeyPost();
   paths["/"] = {
     get: {
       operationId: "getServiceInfo",

@@ -167,26 +167,29 @@ function freeSection(w: Writer, e: FreeEndpoint): void {
 interface OpenApiOperation {
   summary: string;
   description: string;
-  parameters: Array<{ name: string; in: string; required: boolean; description: string }>;
+  parameters?: Array<{ name: string; in: string; required: boolean; description: string }>;
+  requestBody?: { content: Record<string, { schema: { properties?: Record<string, { description?: string }> } }> };
   responses: Record<string, { description?: string; $ref?: string }>;
 }
 
-/** Shared OpenAPI responses named by $ref, as the PDF words them. */
-const REF_ANSWERS: Record<string, string> = {
-  NotFound: "not found (code not_found)",
-  ValidationFailed: "invalid parameter (detail[] with loc, msg, type, input, ctx)",
-};
+type OpenApiDoc = { paths: Record<string, Record<string, OpenApiOperation>>; components: { responses: Record<string, { description: string }> } };
 
-function mcpSection(w: Writer, method: string, path: string, op: OpenApiOperation): void {
+/** A section for an operation read from the OpenAPI document (the /mcp methods, the free-key POST). */
+function operationSection(w: Writer, api: OpenApiDoc, method: string, path: string, op: OpenApiOperation, price: string): void {
   w.heading(`${method.toUpperCase()} ${path}`);
   w.text(op.summary, { font: "bold" });
   w.text(op.description.split("\n\n")[0]!);
-  w.text("Price: free (paid tools are paid per tools/call).", { indent: 10 });
+  w.text(`Price: ${price}`, { indent: 10 });
   w.text("Parameters:", { indent: 10, font: "bold" });
-  for (const p of op.parameters) w.text(`${p.name} (${p.in}, ${p.required ? "required" : "optional"}): ${p.description}`, { indent: 20 });
+  for (const p of op.parameters ?? []) w.text(`${p.name} (${p.in}, ${p.required ? "required" : "optional"}): ${p.description}`, { indent: 20 });
+  const body = op.requestBody ? Object.entries(op.requestBody.content) : [];
+  if (body.length) {
+    const fields = Object.entries(body[0]![1].schema.properties ?? {});
+    w.text(`Body (${body.map(([type]) => type).join(" or ")}): ${fields.map(([name, f]) => `${name}${f.description ? ` - ${f.description}` : ""}`).join("; ") || "none"}`, { indent: 20 });
+  }
   const answers = Object.entries(op.responses).map(([status, r]) => {
     const name = r.$ref?.split("/").at(-1);
-    const text = r.description ?? (name ? REF_ANSWERS[name] : undefined);
+    const text = r.description ?? (name ? api.components.responses[name]?.description : undefined);
     if (!text) throw new Error(`no wording for response ${r.$ref} of ${method} ${path}`);
     return `${status} ${text.replace(/\.$/, "")}`;
   });
@@ -224,8 +227,13 @@ async function build(base: string): Promise<Uint8Array> {
   w.heading("Paid operations", 15);
   for (const p of paidProducts()) productSection(w, p);
 
+  const api = buildOpenApi(base) as unknown as OpenApiDoc;
+  const paths = api.paths;
   w.heading("Free endpoints", 15);
-  for (const e of FREE_ENDPOINTS) freeSection(w, e);
+  for (const e of FREE_ENDPOINTS) {
+    freeSection(w, e);
+    for (const [method, op] of Object.entries(paths[e.path] ?? {})) if (method !== "get") operationSection(w, api, method, e.path, op, "free.");
+  }
   w.heading("GET /");
   w.text("Service info as JSON for agents (Accept: application/json); the home page for browsers. Free.");
 
@@ -237,11 +245,10 @@ async function build(base: string): Promise<Uint8Array> {
 
   w.heading("MCP tool interface", 15);
   w.text(`MCP over ${SERVICE.mcpTransport} at ${base}${SERVICE.mcpPath}, protocol ${SERVICE.mcpProtocolVersion}. Paid tools take payment, bundle_token or api_key as arguments and return the payment requirement as their result when none is valid.`);
-  const paths = buildOpenApi(base).paths as Record<string, Record<string, OpenApiOperation>>;
   for (const path of [SERVICE.mcpPath, `${SERVICE.mcpPath}/{path}`]) {
     const item = paths[path];
     if (!item) throw new Error(`OpenAPI has no ${path}`);
-    for (const [method, op] of Object.entries(item)) mcpSection(w, method, path, op);
+    for (const [method, op] of Object.entries(item)) operationSection(w, api, method, path, op, "free (paid tools are paid per tools/call).");
   }
   w.heading("MCP tools", 13);
   for (const t of toolList()) {

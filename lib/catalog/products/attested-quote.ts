@@ -1,4 +1,5 @@
 // GET /v1/attested-quote — price with an Ed25519 attestation (signature, key id, timestamp).
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { enumParam } from "@/lib/catalog/params";
@@ -27,7 +28,7 @@ export const attestedQuote = defineProduct({
   kind: "data",
   httpPrice: "0.01",
   tool: { name: "get_attested_quote", price: "0.10", label: "Attested quote, Ed25519-signed" },
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {
     ticker: enumParam({ description: "Asset symbol (e.g. xlm, btc) or its <SYMBOL>-USD ticker.", values: SYMBOLS, default: "xlm", aliases: ALIASES }),

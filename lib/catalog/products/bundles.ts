@@ -1,4 +1,5 @@
 // GET /v1/bundle and /v1/bundle/enterprise — buy prepaid call credits (payment only).
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct, type HandlerContext, type ToolDecl } from "@/lib/catalog/types";
 import { mintBundle, revokeUnpaidBundle, type BundleTier } from "@/lib/access/bundles";
@@ -17,8 +18,6 @@ const BundleOut = z.object({
   created_at: z.string(),
 });
 
-/** Credits one call consumes: standard products cost 1, premium reports 2 (spec 8: 10 credits = 10 calls or 5 reports). */
-const CREDIT_COSTS = { standard_call: 1, premium_report: 2 } as const;
 
 const standardCredits = () => env().STANDARD_BUNDLE_CREDITS;
 const enterpriseCredits = () => env().ENTERPRISE_BUNDLE_CREDITS;

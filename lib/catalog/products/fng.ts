@@ -1,4 +1,5 @@
 // GET /v1/fng — Fear & Greed index, label and mapped sentiment score.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { getFearGreed } from "@/lib/market/sources/alternative-me";
@@ -16,7 +17,7 @@ export const fng = defineProduct({
   kind: "data",
   httpPrice: "0.01",
   tool: { name: "get_fear_greed_index", price: "0.01", label: "Fear & Greed index" },
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {},
   output: z.object({

@@ -1,4 +1,5 @@
 // GET /v1/verdict — one normalised trading verdict fusing composite sentiment, F&G, momentum and breadth.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { readXlmSentiment } from "@/lib/market/xlm/snapshot";
@@ -17,7 +18,7 @@ export const verdict = defineProduct({
   kind: "data",
   httpPrice: "0.005",
   tool: null,
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {},
   output: z.object({

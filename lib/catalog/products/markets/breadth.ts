@@ -1,4 +1,5 @@
 // GET /v1/breadth — top-50 breadth (stablecoins excluded), regime, dominance, XLM relative strength.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { breadthStats, isStablecoin, marketRegime } from "@/lib/market/signals/breadth";
@@ -105,7 +106,7 @@ export const breadth = defineProduct({
   kind: "data",
   httpPrice: "0.01",
   tool: { name: "get_market_breadth", price: "0.10", label: "Market breadth" },
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {},
   output: breadthOutput,

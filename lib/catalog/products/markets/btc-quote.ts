@@ -1,4 +1,5 @@
 // GET /v1/btc-quote — Bitcoin price, 24h range, market cap, volume, supply and dominance.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { coingecko, globalMarket } from "@/lib/market/sources/coingecko";
@@ -18,7 +19,7 @@ export const btcQuote = defineProduct({
   kind: "data",
   httpPrice: "0.005",
   tool: null,
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {},
   output: z.object({

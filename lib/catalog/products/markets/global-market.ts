@@ -1,4 +1,5 @@
 // GET /v1/global-market — total crypto market cap, 24h volume, BTC/ETH dominance.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { coingecko, globalMarket } from "@/lib/market/sources/coingecko";
@@ -15,7 +16,7 @@ export const globalMarketProduct = defineProduct({
   kind: "data",
   httpPrice: "0.01",
   tool: null,
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {},
   output: z.object({

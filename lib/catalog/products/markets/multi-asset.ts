@@ -1,4 +1,5 @@
 // GET /v1/multi-asset — trailing return, momentum and strategy edge, ranked across assets.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { UnavailableError } from "@/lib/errors";
@@ -44,7 +45,7 @@ export const multiAsset = defineProduct({
   kind: "data",
   httpPrice: "0.005",
   tool: { name: "screen_multi_asset_strategy", price: "0.10", label: "Multi-asset strategy screen" },
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {
     tickers: tickersParam(DEFAULT_TICKERS),

@@ -1,4 +1,5 @@
 // GET /v1/screen — SMA / RSI / Bollinger backtests vs buy-and-hold over chosen tickers.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { UnavailableError } from "@/lib/errors";
@@ -50,7 +51,7 @@ export const screen = defineProduct({
   kind: "data",
   httpPrice: "0.01",
   tool: null,
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {
     tickers: tickersParam(DEFAULT_TICKERS),

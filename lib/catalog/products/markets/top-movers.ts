@@ -1,4 +1,5 @@
 // GET /v1/top-movers — top 10 gainers and losers over 24h among liquid non-stablecoins.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { isStablecoin, topMovers } from "@/lib/market/signals/breadth";
@@ -30,7 +31,7 @@ export const topMoversProduct = defineProduct({
   kind: "data",
   httpPrice: "0.005",
   tool: null,
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {},
   output: z.object({

@@ -1,4 +1,5 @@
 // GET /v1/eth-gas — Ethereum gas oracle: safe/standard/fast gwei, base fee, utilisation, verdict.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { etherscanConfigured, gasOracle } from "@/lib/market/sources/etherscan";
@@ -22,7 +23,7 @@ export const ethGas = defineProduct({
   kind: "data",
   httpPrice: "0.005",
   tool: null,
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {},
   output: z.object({

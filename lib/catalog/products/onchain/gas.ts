@@ -1,4 +1,5 @@
 // GET /v1/gas — Base gas oracle: gwei, tiers and a submit-now / wait verdict.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { baseRpc, feeHistory, gasPrice, maxPriorityFeePerGas } from "@/lib/market/sources/evm-rpc";
@@ -19,7 +20,7 @@ export const baseGas = defineProduct({
   kind: "data",
   httpPrice: "0.02",
   tool: { name: "get_base_gas_oracle", price: "0.02", label: "Base gas oracle" },
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {},
   output: z.object({

@@ -1,4 +1,5 @@
 // GET /v1/prediction — top Polymarket markets by 24h volume with implied odds.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { intParam } from "@/lib/catalog/params";
@@ -43,7 +44,7 @@ export const prediction = defineProduct({
   kind: "data",
   httpPrice: "0.02",
   tool: { name: "get_prediction_market_pulse", price: "0.02", label: "Prediction market pulse" },
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {
     limit: intParam({ description: "Number of markets to return (1-50).", min: 1, max: 50, default: 10 }),

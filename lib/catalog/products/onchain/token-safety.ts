@@ -1,4 +1,5 @@
 // GET /v1/token-safety — GoPlus token risk score 0-100, verdict and flags (EVM chains and Solana).
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { evmTokenSecurity, GOPLUS_EVM_CHAIN_IDS, solanaTokenSecurity, type GoplusSolanaRecord } from "@/lib/market/sources/goplus";
@@ -97,7 +98,7 @@ export const tokenSafety = defineProduct({
   kind: "data",
   httpPrice: "0.02",
   tool: { name: "check_token_safety", price: "0.02", label: "Token safety check" },
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {
     chain: safetyChainParam,

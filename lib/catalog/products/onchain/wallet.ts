@@ -1,4 +1,5 @@
 // GET /v1/wallet — Base wallet intel: basename, contract check, nonce, ETH/USDC balances, activity.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import type { Address } from "viem";
 import { defineProduct } from "@/lib/catalog/types";
@@ -32,7 +33,7 @@ export const wallet = defineProduct({
   kind: "data",
   httpPrice: "0.02",
   tool: { name: "get_base_wallet_intel", price: "0.02", label: "Base wallet intel" },
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {
     address: evmAddressParam("EVM address (0x + 40 hex characters, any letter case); normalised to its EIP-55 checksum form."),

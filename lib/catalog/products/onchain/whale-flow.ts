@@ -1,4 +1,5 @@
 // GET /v1/whale-flow — DexScreener 24h buy/sell pressure, liquidity, trade size and surge for a token.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { tokenPairs, type DexPair as RawPair } from "@/lib/market/sources/dexscreener";
@@ -46,7 +47,7 @@ export const whaleFlowProduct = defineProduct({
   kind: "data",
   httpPrice: "0.02",
   tool: { name: "get_whale_flow", price: "0.02", label: "Whale flow" },
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {
     chain: flowChainParam,

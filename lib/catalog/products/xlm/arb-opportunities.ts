@@ -1,4 +1,5 @@
 // GET /v1/arb-opportunities — CEX-to-SDEX XLM net spreads after fees, go/no-go verdict.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { xlmArbitrage } from "@/lib/market/xlm/arbitrage";
@@ -40,7 +41,7 @@ export const arbOpportunities = defineProduct({
   kind: "data",
   httpPrice: "0.005",
   tool: { name: "get_arbitrage_opportunities", price: "0.10", label: "XLM CEX-SDEX arbitrage scan" },
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {},
   output,

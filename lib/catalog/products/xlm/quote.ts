@@ -1,4 +1,5 @@
 // GET /v1/quote — XLM/USD price plus the SDEX XLM/USDC order-book snapshot.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { UnavailableError } from "@/lib/errors";
@@ -46,7 +47,7 @@ export const quote = defineProduct({
   kind: "data",
   httpPrice: "0.005",
   tool: { name: "get_xlm_quote", price: "0.10", label: "XLM quote with SDEX order book" },
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {},
   output,

@@ -1,4 +1,5 @@
 // GET /v1/sentiment-history?hours=24 — hourly composite XLM sentiment series.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { intParam } from "@/lib/catalog/params";
 import { defineProduct } from "@/lib/catalog/types";
@@ -84,7 +85,7 @@ export const sentimentHistory = defineProduct({
   kind: "data",
   httpPrice: "0.10",
   tool: { name: "get_xlm_sentiment_history", price: "0.25", label: "XLM sentiment history" },
-  credits: 2,
+  credits: CREDIT_COSTS.premium_report,
   freeTier: false,
   params: {
     hours: intParam({ description: "Number of hourly bars to return (1-168).", min: 1, max: 168, default: 24 }),

@@ -1,4 +1,5 @@
 // GET /v1/sentiment-report — raw components, directional verdict, live price and arbitrage context.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { env } from "@/lib/config/env";
@@ -96,7 +97,7 @@ export const sentimentReport = defineProduct({
   kind: "data",
   httpPrice: "0.05",
   tool: { name: "get_xlm_sentiment_report", price: "0.25", label: "XLM sentiment report" },
-  credits: 2,
+  credits: CREDIT_COSTS.premium_report,
   freeTier: false,
   params: {},
   output,

@@ -1,4 +1,5 @@
 // GET /v1/sentiment — composite XLM sentiment from Fear & Greed, SDEX order flow and 24h momentum.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { defineProduct } from "@/lib/catalog/types";
 import { xlmSnapshot, xlmSnapshotSchema } from "@/lib/market/xlm/snapshot";
 
@@ -13,7 +14,7 @@ export const sentiment = defineProduct({
   httpPrice: "0.005",
   // The free MCP tool get_xlm_sentiment returns the same snapshot; it has no path.
   tool: null,
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {},
   output: xlmSnapshotSchema,

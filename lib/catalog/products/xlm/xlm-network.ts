@@ -1,4 +1,5 @@
 // GET /v1/xlm-network — Stellar ledger health, fees and congestion, supply, 1h SDEX XLM/USDC trade statistics.
+import { CREDIT_COSTS } from "@/lib/catalog/credits";
 import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { UnavailableError } from "@/lib/errors";
@@ -122,7 +123,7 @@ export const xlmNetwork = defineProduct({
   kind: "data",
   httpPrice: "0.01",
   tool: { name: "get_xlm_network_pulse", price: "0.10", label: "XLM network pulse" },
-  credits: 1,
+  credits: CREDIT_COSTS.standard_call,
   freeTier: true,
   params: {},
   output,
