@@ -160,9 +160,9 @@ for (const mode of MODES) {
             const forged = await signAuthorization(rogue, { to: payTo.address, value: PRICE_FNG });
             return { "PAYMENT-SIGNATURE": v2Header(req402, { ...forged, authorization: { ...forged.authorization, from: payer.address } }) };
           },
-          /refused/,
+          /signature does not match the authorization's payer.*invalid_exact_evm_signature/,
         ],
-        ["signed for another token contract", async () => ({ "X-PAYMENT": v1Header(await signAuthorization(payer, { to: payTo.address, value: PRICE_FNG, verifyingContract: "0x0000000000000000000000000000000000000bad" })) }), /refused/],
+        ["signed for another token contract", async () => ({ "X-PAYMENT": v1Header(await signAuthorization(payer, { to: payTo.address, value: PRICE_FNG, verifyingContract: "0x0000000000000000000000000000000000000bad" })) }), /signature does not match/],
         ["garbage", async () => ({ "X-PAYMENT": "not-base64-json!!" }), /not base64-encoded JSON/],
       ];
       const before = await balances();
