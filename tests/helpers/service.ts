@@ -26,6 +26,8 @@ export interface ServiceOptions {
   persistent?: boolean;
   timeoutMs?: number;
   entry?: "server" | "next-start";
+  /** Extra Node.js flags for the service process (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
+  nodeArgs?: string[];
 }
 
 export async function startService(opts: ServiceOptions = {}): Promise<Service> {
@@ -44,7 +46,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
     opts.entry === "next-start"
       ? [join(root, "node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", "0"]
       : ["--import", "tsx", join(root, "lib/server/main.ts")];
-  const child = spawn(process.execPath, args, {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...args], {
     cwd: root,
     env,
     stdio: ["ignore", "pipe", "pipe"],

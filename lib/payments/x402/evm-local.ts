@@ -118,9 +118,12 @@ export class VerifiedPayments {
   }
 }
 
+type Receipt = { status: "success" | "reverted"; logs: Log[] };
+
 export interface LocalChain {
-  writeContract(a: { address: Hex; abi: unknown; functionName: string; args: readonly unknown[] }): Promise<Hex>;
-  waitForTransactionReceipt(a: { hash: Hex; timeout: number }): Promise<{ status: "success" | "reverted"; logs: Log[] }>;
+  /** Sends a contract call; the receipt when the node already has it, else null. */
+  submit(a: { address: Hex; abi: unknown; functionName: string; args: readonly unknown[] }): Promise<{ hash: Hex; receipt: Receipt | null }>;
+  waitForTransactionReceipt(a: { hash: Hex; timeout: number }): Promise<Receipt>;
 }
 
 const transferEvent = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
@@ -148,8 +151,9 @@ export async function settleVerified(chain: LocalChain, payload: PaymentPayload,
   }
   const asset = getAddress(req.asset);
   let tx: Hex;
+  let receipt: Receipt | null;
   try {
-    tx = await chain.writeContract({ address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: transferArgs(p) });
+    ({ hash: tx, receipt } = await chain.submit({ address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: transferArgs(p) }));
   } catch (err) {
     const message = firstLine(err);
     // The node answered with an error: it refused the transaction (or, in automine mode,
@@ -157,9 +161,8 @@ export async function settleVerified(chain: LocalChain, payload: PaymentPayload,
     if (!noAnswer(err)) return { ...base, success: false, transaction: "", errorReason: "invalid_exact_evm_transaction_failed", errorMessage: message };
     throw new SettlementUnknownError(`the settlement transaction may have been sent (${message})`, null);
   }
-  let receipt: Awaited<ReturnType<LocalChain["waitForTransactionReceipt"]>>;
   try {
-    receipt = await chain.waitForTransactionReceipt({ hash: tx, timeout: timeoutMs });
+    receipt ??= await chain.waitForTransactionReceipt({ hash: tx, timeout: timeoutMs });
   } catch (err) {
     throw new SettlementUnknownError(`no receipt for settlement transaction ${tx} (${firstLine(err)})`, tx);
   }

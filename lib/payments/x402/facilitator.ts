@@ -5,7 +5,7 @@
  * SETTLEMENT_RPC_URL (default BASE_RPC_URL). Calls go through askFacilitator (timeouts,
  * zod-checked answers).
  */
-import { createPublicClient, createWalletClient, http, publicActions, type Hex, type PublicClient } from "viem";
+import { createPublicClient, createWalletClient, encodeFunctionData, formatTransactionReceipt, http, keccak256, publicActions, type Abi, type Hex, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { HTTPFacilitatorClient, type FacilitatorClient } from "@x402/core/server";
 import { x402Facilitator } from "@x402/core/facilitator";
@@ -60,7 +60,7 @@ function buildClient(): Built | null {
     pollingInterval: 200,
   }).extend(publicActions);
   const reads = new PrefetchedReads();
-  const signer = fasterSigner(wallet, account.address, reads);
+  const signer = fasterSigner(wallet, account, reads, { rpcUrl: rpc, chainId: id, timeoutMs: cfg.PAYMENT_TIMEOUT_MS });
   const facilitator = new x402Facilitator();
   // The viem wallet client provides every method the EVM facilitator signer needs.
   registerExactEvmScheme(facilitator, { signer, networks: cfg.X402_NETWORK as `${string}:${string}` });
@@ -69,11 +69,11 @@ function buildClient(): Built | null {
     settle: (p, r) => facilitator.settle(p, r),
     getSupported: async () => facilitator.getSupported(),
   } as FacilitatorClient;
-  const s = signer as unknown as { readContract: Local["read"]; writeContract: LocalChain["writeContract"] };
+  const s = signer as unknown as { submit: LocalChain["submit"] };
   return {
     client,
     local: {
-      chain: { writeContract: (a) => s.writeContract(a), waitForTransactionReceipt: (a) => wallet.waitForTransactionReceipt(a) as never },
+      chain: { submit: (a) => s.submit(a), waitForTransactionReceipt: (a) => wallet.waitForTransactionReceipt(a) as never },
       reads,
       read: (a) => wallet.readContract(a as never),
       verified: new VerifiedPayments(),
@@ -91,9 +91,17 @@ function buildClient(): Built | null {
  * - the gas limit of a contract call is estimated once and reused with a 50 % margin:
  *   the verification simulated the very same call moments before;
  * - fee estimates are reused for two seconds;
- * - a contract read started ahead (the verifier's simulation) is answered from that start.
+ * - a contract read started ahead (the verifier's simulation) is answered from that start;
+ * - a settlement is signed here and sent together with the request for its receipt
+ *   (`submit`), which a chain that includes transactions at once answers in one trip.
  */
-function fasterSigner(wallet: ReturnType<typeof createWalletClient> & ReturnType<typeof publicActions>, address: `0x${string}`, reads: PrefetchedReads) {
+function fasterSigner(
+  wallet: ReturnType<typeof createWalletClient> & ReturnType<typeof publicActions>,
+  account: ReturnType<typeof privateKeyToAccount>,
+  reads: PrefetchedReads,
+  node: { rpcUrl: string; chainId: number; timeoutMs: number },
+) {
+  const address = account.address;
   const base = toFacilitatorEvmSigner({ ...wallet, address } as never) as Record<string, unknown> & {
     getCode(a: { address: `0x${string}` }): Promise<`0x${string}` | undefined>;
     readContract(a: { address: `0x${string}`; functionName: string; args?: readonly unknown[] }): Promise<unknown>;
@@ -103,6 +111,7 @@ function fasterSigner(wallet: ReturnType<typeof createWalletClient> & ReturnType
   const gasLimits = new Map<string, bigint>();
   let fees: { at: number; v: Promise<Record<string, bigint>> } | null = null;
   let nextNonce: Promise<number> | null = null;
+  let batches = true;
 
   const currentFees = () => {
     if (!fees || Date.now() - fees.at > 2000) {
@@ -131,6 +140,17 @@ function fasterSigner(wallet: ReturnType<typeof createWalletClient> & ReturnType
     return limit;
   };
 
+  const writeContract = async (a: Record<string, unknown>): Promise<`0x${string}`> => {
+    const [f, gas] = await Promise.all([currentFees(), a.gas ? Promise.resolve(a.gas as bigint) : gasFor(a)]);
+    const nonce = await takeNonce();
+    try {
+      return await base.writeContract({ ...f, gas, nonce, ...a });
+    } catch (err) {
+      nextNonce = null; // re-read from the chain: the failed transaction may or may not have been broadcast
+      throw err;
+    }
+  };
+
   return {
     ...base,
     // A simulation started by verifyWithFacilitator is handed to the verifier that asks for it.
@@ -144,17 +164,83 @@ function fasterSigner(wallet: ReturnType<typeof createWalletClient> & ReturnType
       code.set(k, { value: c, until: c && c !== "0x" ? Number.POSITIVE_INFINITY : Date.now() + 60_000 });
       return c;
     },
-    writeContract: async (a: Record<string, unknown>) => {
-      const [f, gas] = await Promise.all([currentFees(), a.gas ? Promise.resolve(a.gas as bigint) : gasFor(a)]);
+    writeContract,
+    /**
+     * Sends a contract call and asks for its receipt in the same JSON-RPC batch (the hash
+     * is known once the transaction is signed): where the chain includes it at once the
+     * receipt comes back with the send and a round trip is saved; otherwise it is null
+     * and the caller polls. A node's error answer throws RpcAnswerError (the transaction
+     * was refused, or mined reverted); no answer throws the transport's error.
+     */
+    submit: async (a: { address: Hex; abi: unknown; functionName: string; args: readonly unknown[] }) => {
+      const [f, gas] = await Promise.all([currentFees(), gasFor(a)]);
+      if (f.maxFeePerGas === undefined || f.maxPriorityFeePerGas === undefined) {
+        // A chain without EIP-1559 fees: let viem prepare the legacy transaction.
+        return { hash: await writeContract(a), receipt: null };
+      }
       const nonce = await takeNonce();
       try {
-        return await base.writeContract({ ...f, gas, nonce, ...a });
+        const data = encodeFunctionData({ abi: a.abi as Abi, functionName: a.functionName, args: a.args as unknown[] });
+        const raw = await account.signTransaction({ type: "eip1559", chainId: node.chainId, to: a.address, data, gas, nonce, maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas });
+        const hash = keccak256(raw);
+        const send: [string, unknown[]] = ["eth_sendRawTransaction", [raw]];
+        let answers = batches ? await rpcCalls(node.rpcUrl, node.timeoutMs, [send, ["eth_getTransactionReceipt", [hash]]]) : null;
+        if (!answers) {
+          // The node does not take batches (it answered the batch with one error): send alone.
+          batches = false;
+          answers = await rpcCalls(node.rpcUrl, node.timeoutMs, [send]);
+          if (!answers) throw Object.assign(new Error("the RPC node answered with something other than JSON-RPC"), { name: "HttpRequestError" });
+        }
+        const [sent, got] = answers;
+        if (sent!.error) throw new RpcAnswerError(sent!.error.message, sent!.error.code);
+        const receipt = got?.result ? formatTransactionReceipt(got.result as never) : null;
+        return { hash, receipt };
       } catch (err) {
-        nextNonce = null; // re-read from the chain: the failed transaction may or may not have been broadcast
+        nextNonce = null; // re-read from the chain: the transaction may or may not have been broadcast
         throw err;
       }
     },
   } as unknown as Parameters<typeof registerExactEvmScheme>[1]["signer"];
+}
+
+/** A JSON-RPC error answer: the node received the request and refused it. */
+class RpcAnswerError extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+  ) {
+    super(message);
+    this.name = "RpcAnswerError";
+  }
+}
+
+type RpcAnswer = { id: number; result?: unknown; error?: { code: number; message: string } };
+
+/**
+ * JSON-RPC calls in one request (a batch when more than one); answers in call order. Null
+ * when a batch was answered with a single object (the node refused the batch as such and
+ * ran nothing). No answer, or one that is not JSON, throws an HttpRequestError.
+ */
+async function rpcCalls(url: string, timeoutMs: number, calls: Array<[string, unknown[]]>): Promise<RpcAnswer[] | null> {
+  const requests = calls.map(([method, params], id) => ({ jsonrpc: "2.0", id, method, params }));
+  let answers: unknown;
+  try {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(requests.length === 1 ? requests[0] : requests),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    answers = await res.json();
+  } catch (err) {
+    const e = err as Error;
+    if (e.name === "TimeoutError") throw e;
+    throw Object.assign(new Error(`the RPC node did not answer (${e.message})`), { name: "HttpRequestError" });
+  }
+  if (requests.length === 1) answers = [answers];
+  else if (!Array.isArray(answers)) return null;
+  const byId = new Map((answers as RpcAnswer[]).map((a) => [a?.id, a]));
+  return calls.map((_, id) => byId.get(id) ?? { id, error: { code: -32603, message: "no answer for this call" } });
 }
 
 const KEY = Symbol.for("echo.x402.facilitator");

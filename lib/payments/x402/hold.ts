@@ -65,8 +65,11 @@ async function askOutcome(o: HoldInput): Promise<PaymentOutcome | null> {
 
 export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   // The lock and the verification are independent, so they run together; only the lock's
-  // winner goes on, and a refused verification releases the lock.
-  const [locked, verified] = await Promise.allSettled([lockPayment(o.lock), o.verify(o.payload, o.req)]);
+  // winner goes on, and a refused verification releases the lock. Verification starts
+  // first: its on-chain simulation is then in flight while the lock's statement and the
+  // signature check use the CPU (an embedded database runs on this thread).
+  const verifying = o.verify(o.payload, o.req);
+  const [verified, locked] = await Promise.allSettled([verifying, lockPayment(o.lock)]);
   if (locked.status === "rejected") throw locked.reason;
   const lock = locked.value;
   if (verified.status === "rejected") {
