@@ -8,7 +8,8 @@
  * - the bookkeeping after a settled transfer fails (PostgreSQL; a constraint added by the
  *   test makes the receipt insert fail) → the payer, who has paid, still gets the data;
  * - a payment left pending by a process that died mid-call (a row the test writes) is
- *   taken over after 10 minutes, and refused as in use before that.
+ *   taken over after 10 minutes, and refused as in use before that;
+ * - an RPC node that refuses JSON-RPC batches still gets the settlement, sent alone.
  */
 import http from "node:http";
 import { randomBytes } from "node:crypto";
@@ -24,11 +25,16 @@ type Fault = "none" | "hang-after-send" | "drop-send";
 
 /** A loopback JSON-RPC proxy to the chain; `fault` applies to the next eth_sendRawTransaction only. */
 async function rpcProxy(target: string) {
-  const state = { fault: "none" as Fault, sends: 0 };
+  const state = { fault: "none" as Fault, sends: 0, refuseBatches: false, refusedBatches: 0 };
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString("utf8");
+    if (state.refuseBatches && body.trimStart().startsWith("[")) {
+      // Like providers that do not take batches: one error object, nothing executed.
+      state.refusedBatches++;
+      return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch requests are not supported" } }));
+    }
     const isSend = /"eth_sendRawTransaction"/.test(body);
     const fault = isSend ? state.fault : "none";
     if (isSend) {
@@ -120,6 +126,20 @@ for (const [i, mode] of MODES.entries()) {
       const third = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
       expect(third.status).toBe(402);
       expect((await third.json()).code).toBe("payment_replayed");
+    });
+
+    it("an RPC node that refuses batches: the settlement is sent alone and settles once", async () => {
+      const header = await pay("/v1/fng");
+      const before = await chain.usdcBalance(payer().address);
+      proxy.state.refuseBatches = true;
+      try {
+        const res = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+        expect(res.status, await res.clone().text()).toBe(200);
+        expect(proxy.state.refusedBatches).toBeGreaterThan(0);
+      } finally {
+        proxy.state.refuseBatches = false;
+      }
+      expect(await chain.usdcBalance(payer().address)).toBe(before - 10_000n);
     });
 
     it("a submission that never reached the chain: 503, nothing moved; presented again it settles once", async () => {
