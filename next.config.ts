@@ -20,6 +20,7 @@ const config: NextConfig = {
     "ioredis",
     "@stellar/stellar-sdk",
     "pdf-lib",
+    "tiny-secp256k1",
   ],
   // Every response points agents to the discovery documents (RFC 8288 Link header).
   async headers() {

@@ -5,7 +5,7 @@
  * SETTLEMENT_RPC_URL (default BASE_RPC_URL). Calls go through askFacilitator (timeouts,
  * zod-checked answers).
  */
-import { createPublicClient, createWalletClient, encodeFunctionData, formatTransactionReceipt, http, keccak256, publicActions, type Abi, type Hex, type PublicClient } from "viem";
+import { createPublicClient, createWalletClient, encodeFunctionData, formatTransactionReceipt, hexToBytes, http, keccak256, publicActions, serializeTransaction, type Abi, type Hex, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { HTTPFacilitatorClient, type FacilitatorClient } from "@x402/core/server";
 import { x402Facilitator } from "@x402/core/facilitator";
@@ -20,6 +20,8 @@ import {
   PrefetchedReads,
   readKey,
   settleVerified,
+  signDigest,
+  verifyLocally,
   VerifiedPayments,
   type AuthorizationOutcome,
   type LocalChain,
@@ -38,6 +40,7 @@ interface Local {
   chain: LocalChain;
   reads: PrefetchedReads;
   read: Parameters<PrefetchedReads["start"]>[0];
+  getCode(a: { address: Hex }): Promise<Hex | undefined>;
   verified: VerifiedPayments;
 }
 
@@ -60,7 +63,7 @@ function buildClient(): Built | null {
     pollingInterval: 200,
   }).extend(publicActions);
   const reads = new PrefetchedReads();
-  const signer = fasterSigner(wallet, account, reads, { rpcUrl: rpc, chainId: id, timeoutMs: cfg.PAYMENT_TIMEOUT_MS });
+  const signer = fasterSigner(wallet, account.address, reads, { rpcUrl: rpc, chainId: id, timeoutMs: cfg.PAYMENT_TIMEOUT_MS, privateKey: hexToBytes(cfg.FACILITATOR_PRIVATE_KEY as Hex) });
   const facilitator = new x402Facilitator();
   // The viem wallet client provides every method the EVM facilitator signer needs.
   registerExactEvmScheme(facilitator, { signer, networks: cfg.X402_NETWORK as `${string}:${string}` });
@@ -69,13 +72,14 @@ function buildClient(): Built | null {
     settle: (p, r) => facilitator.settle(p, r),
     getSupported: async () => facilitator.getSupported(),
   } as FacilitatorClient;
-  const s = signer as unknown as { submit: LocalChain["submit"] };
+  const s = signer as unknown as { submit: LocalChain["submit"]; getCode: Local["getCode"] };
   return {
     client,
     local: {
       chain: { submit: (a) => s.submit(a), waitForTransactionReceipt: (a) => wallet.waitForTransactionReceipt(a) as never },
       reads,
       read: (a) => wallet.readContract(a as never),
+      getCode: (a) => s.getCode(a),
       verified: new VerifiedPayments(),
     },
   };
@@ -97,11 +101,10 @@ function buildClient(): Built | null {
  */
 function fasterSigner(
   wallet: ReturnType<typeof createWalletClient> & ReturnType<typeof publicActions>,
-  account: ReturnType<typeof privateKeyToAccount>,
+  address: Hex,
   reads: PrefetchedReads,
-  node: { rpcUrl: string; chainId: number; timeoutMs: number },
+  node: { rpcUrl: string; chainId: number; timeoutMs: number; privateKey: Uint8Array },
 ) {
-  const address = account.address;
   const base = toFacilitatorEvmSigner({ ...wallet, address } as never) as Record<string, unknown> & {
     getCode(a: { address: `0x${string}` }): Promise<`0x${string}` | undefined>;
     readContract(a: { address: `0x${string}`; functionName: string; args?: readonly unknown[] }): Promise<unknown>;
@@ -181,7 +184,8 @@ function fasterSigner(
       const nonce = await takeNonce();
       try {
         const data = encodeFunctionData({ abi: a.abi as Abi, functionName: a.functionName, args: a.args as unknown[] });
-        const raw = await account.signTransaction({ type: "eip1559", chainId: node.chainId, to: a.address, data, gas, nonce, maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas });
+        const tx = { type: "eip1559", chainId: node.chainId, to: a.address, data, gas, nonce, maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas } as const;
+        const raw = serializeTransaction(tx, signDigest(keccak256(serializeTransaction(tx)), node.privateKey));
         const hash = keccak256(raw);
         const send: [string, unknown[]] = ["eth_sendRawTransaction", [raw]];
         let answers = batches ? await rpcCalls(node.rpcUrl, node.timeoutMs, [send, ["eth_getTransactionReceipt", [hash]]]) : null;
@@ -265,6 +269,14 @@ function builtOrThrow(): Built {
 
 export async function verifyWithFacilitator(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedVerify> {
   const { client, local } = builtOrThrow();
+  if (local) {
+    // Plain-ECDSA payments from accounts without code are checked here (valid or "don't know").
+    const fast = await verifyLocally(local, payload, req).catch(() => null);
+    if (fast) {
+      local.verified.add(payload, req);
+      return fast;
+    }
+  }
   const prefetched = local ? prefetchSimulation(local.reads, local.read, payload, req) : null;
   // One turn of the event loop lets the request reach the socket before the verifier's
   // signature recovery (synchronous CPU work) starts.
