@@ -232,8 +232,20 @@ export type ParamSet = Record<string, Param<unknown>>;
 export type ParamValues<P extends ParamSet> = { [K in keyof P]: P[K] extends Param<infer T> ? T : never };
 
 /** zod object validating a raw `{name: string | undefined}` record for a ParamSet. */
+const built = new WeakMap<ParamSet, z.ZodType>();
+
+/**
+ * The validator of a parameter set, built once per set (parameter sets are static catalog
+ * objects; zod compiles a fast path for each schema on first use, so rebuilding per call
+ * would redo that work on every request).
+ */
 export function paramsSchema<P extends ParamSet>(params: P): z.ZodType<ParamValues<P>> {
-  const shape: Record<string, z.ZodType> = {};
-  for (const [k, p] of Object.entries(params)) shape[k] = p.schema;
-  return z.object(shape) as unknown as z.ZodType<ParamValues<P>>;
+  let schema = built.get(params);
+  if (!schema) {
+    const shape: Record<string, z.ZodType> = {};
+    for (const [k, p] of Object.entries(params)) shape[k] = p.schema;
+    schema = z.object(shape);
+    built.set(params, schema);
+  }
+  return schema as unknown as z.ZodType<ParamValues<P>>;
 }

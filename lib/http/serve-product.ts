@@ -20,21 +20,10 @@ export function queryRecord(url: URL): Record<string, string> {
   return out;
 }
 
-const schemas = new WeakMap<AnyProduct, ReturnType<typeof paramsSchema>>();
-/** The product's parameter validator, built once. */
-export function schemaOf(product: AnyProduct): ReturnType<typeof paramsSchema> {
-  let s = schemas.get(product);
-  if (!s) {
-    s = paramsSchema(product.params);
-    schemas.set(product, s);
-  }
-  return s;
-}
-
 export async function serveProduct(req: Request, product: AnyProduct): Promise<Response> {
   try {
     const url = new URL(req.url);
-    const params = validateOrThrow(schemaOf(product), queryRecord(url), "query");
+    const params = validateOrThrow(paramsSchema(product.params), queryRecord(url), "query");
     const { value, headers } = await runGated(
       {
         product,
