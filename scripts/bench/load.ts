@@ -98,3 +98,45 @@ export function report(name: string, value: number | string, unit = ""): void {
   const v = typeof value === "number" ? (Number.isInteger(value) ? String(value) : value.toFixed(value < 10 ? 3 : 1)) : value;
   console.log(`${name}: ${v}${unit ? ` ${unit}` : ""}`);
 }
+
+export interface Target {
+  url: string;
+  method: "GET" | "POST";
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** Latencies and outcome counts of one measurement window. */
+interface Window {
+  latencies: number[];
+  errors: number;
+  seconds: number;
+}
+
+/** One measurement window of `t` with the shared load generator. */
+async function measure(t: Target, connections: number, seconds: number): Promise<Window> {
+  const r = await load({ url: t.url, method: t.method, headers: t.headers, body: t.body, connections, seconds });
+  return { latencies: r.latencies, errors: r.errors, seconds: r.seconds };
+}
+
+function summarize(ws: Window[]): Omit<LoadResult, "statuses" | "latencies" | "seconds"> {
+  const latencies = ws.flatMap((w) => w.latencies).sort((a, b) => a - b);
+  const seconds = ws.reduce((a, w) => a + w.seconds, 0);
+  const pct = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]! : NaN);
+  return { requests: latencies.length, errors: ws.reduce((a, w) => a + w.errors, 0), rps: latencies.length / seconds, p50: pct(50), p99: pct(99) };
+}
+
+/**
+ * Alternates short windows of the two targets, so background load on the machine
+ * (other processes, GC, the embedded database's checkpoints) falls on both sides alike.
+ */
+export async function interleaved(a: Target, b: Target, connections: number, seconds: number, rounds: number) {
+  const wa: Window[] = [];
+  const wb: Window[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const [first, second] = i % 2 === 0 ? [wa, wb] : [wb, wa];
+    first.push(await measure(first === wa ? a : b, connections, seconds / rounds));
+    second.push(await measure(second === wa ? a : b, connections, seconds / rounds));
+  }
+  return [summarize(wa), summarize(wb)] as const;
+}

@@ -11,7 +11,7 @@
  */
 import { startSimulator } from "@/lib/upstream-sim/server";
 import { startService } from "../../tests/helpers/service";
-import { load, report, type LoadResult } from "./load";
+import { interleaved, report, type Target } from "./load";
 import { BENCH_SECONDS } from "./core";
 
 const CONNECTIONS = 32;
@@ -19,48 +19,6 @@ const CONNECTIONS = 32;
 const ROUNDS = 4;
 const TOOL = "get_fear_greed_index";
 const PATH = "/v1/fng";
-
-interface Target {
-  url: string;
-  method: "GET" | "POST";
-  headers: Record<string, string>;
-  body?: string;
-}
-
-/** Latencies and outcome counts of one measurement window. */
-interface Window {
-  latencies: number[];
-  errors: number;
-  seconds: number;
-}
-
-/** One measurement window of `t` with the shared load generator. */
-async function measure(t: Target, connections: number, seconds: number): Promise<Window> {
-  const r = await load({ url: t.url, method: t.method, headers: t.headers, body: t.body, connections, seconds });
-  return { latencies: r.latencies, errors: r.errors, seconds: r.seconds };
-}
-
-function summarize(ws: Window[]): Omit<LoadResult, "statuses" | "latencies" | "seconds"> {
-  const latencies = ws.flatMap((w) => w.latencies).sort((a, b) => a - b);
-  const seconds = ws.reduce((a, w) => a + w.seconds, 0);
-  const pct = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]! : NaN);
-  return { requests: latencies.length, errors: ws.reduce((a, w) => a + w.errors, 0), rps: latencies.length / seconds, p50: pct(50), p99: pct(99) };
-}
-
-/**
- * Alternates short windows of the two targets, so background load on the machine
- * (other processes, GC, the embedded database's checkpoints) falls on both sides alike.
- */
-async function interleaved(a: Target, b: Target, connections: number, seconds: number, rounds: number) {
-  const wa: Window[] = [];
-  const wb: Window[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const [first, second] = i % 2 === 0 ? [wa, wb] : [wb, wa];
-    first.push(await measure(first === wa ? a : b, connections, seconds / rounds));
-    second.push(await measure(second === wa ? a : b, connections, seconds / rounds));
-  }
-  return [summarize(wa), summarize(wb)] as const;
-}
 
 /** The JSON-RPC result of one tools/call (the stateless transport answers as a one-event SSE stream). */
 async function callOnce(t: Target): Promise<{ isError?: boolean; structuredContent?: unknown }> {
