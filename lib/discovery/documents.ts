@@ -64,11 +64,6 @@ export function docUrl(base: string, path: string): string {
   return `${base}${docPath(path)}`;
 }
 
-/** Whether `path` (a concrete path) is one of the discovery documents. */
-export function isDiscoveryPath(path: string): boolean {
-  return DISCOVERY_DOCUMENTS.some((d) => d.path === path) || path.startsWith(`${OAUTH_RESOURCE_PREFIX}/`);
-}
-
 /**
  * The `Link` header value pointing agents to the discovery documents (RFC 8288). The
  * targets are relative so the header is valid on every host the service answers for.

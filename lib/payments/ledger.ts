@@ -57,7 +57,7 @@ export async function lockPayment(p: LockInput): Promise<PaymentLock> {
 }
 
 /** Forgets a pending payment whose call failed before settlement. */
-export async function unlockPayment(lock: PaymentLock): Promise<void> {
+async function unlockPayment(lock: PaymentLock): Promise<void> {
   const prisma = await db();
   await prisma.payment.deleteMany({ where: { id: lock.id, status: "pending" } });
 }
@@ -68,7 +68,7 @@ export async function unlockPayment(lock: PaymentLock): Promise<void> {
  * payment that long, timeouts end them within a minute); null when the payment is
  * settled, failed or in use by a concurrent call.
  */
-export async function claimUnknownPayment(network: string, reference: string): Promise<PaymentLock | null> {
+async function claimUnknownPayment(network: string, reference: string): Promise<PaymentLock | null> {
   const h = await getDbHandle();
   const rows = await h.query<{ id: string; tx_hash: string | null }>(
     `UPDATE payments SET status = 'pending', updated_at = now()

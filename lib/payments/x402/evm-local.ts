@@ -8,9 +8,6 @@
  *   the very on-chain simulation the official verifier runs. This check can only answer
  *   "valid", and only when every step passed, the simulation included; anything else goes
  *   to the official verifier, which decides and explains the refusal.
- * - On the official path, verification starts the scheme's on-chain simulation itself, so
- *   the round trip runs while the verifier recovers the signature; the verifier then
- *   receives that very answer.
  * - Settlement of an authorization this process verified moments ago sends the transfer
  *   directly. The official settle verifies everything again first (a second signature
  *   recovery) and then sends the identical transaction; the token contract checks the
@@ -55,53 +52,7 @@ function transferArgs(p: Eip3009) {
   return [getAddress(a.from), getAddress(a.to), BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, sig.v ?? BigInt(sig.yParity), sig.r, sig.s] as const;
 }
 
-/** Canonical key of a contract read, so a prefetched answer is handed to exactly the same call. */
-export function readKey(address: string, functionName: string, args: readonly unknown[]): string {
-  const norm = (v: unknown): unknown => (typeof v === "bigint" ? v.toString() : typeof v === "string" ? v.toLowerCase() : v);
-  return `${address.toLowerCase()}:${functionName}:${JSON.stringify(args.map(norm))}`;
-}
-
 type ReadContract = (a: { address: Hex; abi: unknown; functionName: string; args?: readonly unknown[] }) => Promise<unknown>;
-
-/**
- * Contract reads started ahead of the caller that will ask for them; each answer is
- * handed out once. Entries not claimed within a few seconds are dropped.
- */
-export class PrefetchedReads {
-  private readonly pending = new Map<string, { value: Promise<unknown>; until: number }>();
-
-  start(read: ReadContract, address: Hex, functionName: string, args: readonly unknown[]): string {
-    const key = readKey(address, functionName, args);
-    const value = read({ address, abi: eip3009ABI, functionName, args });
-    value.catch(() => undefined); // claimed later, or never
-    const now = Date.now();
-    for (const [k, e] of this.pending) if (e.until < now) this.pending.delete(k);
-    this.pending.set(key, { value, until: now + 5_000 });
-    return key;
-  }
-
-  take(key: string): Promise<unknown> | undefined {
-    const e = this.pending.get(key);
-    if (!e) return undefined;
-    this.pending.delete(key);
-    return e.until >= Date.now() ? e.value : undefined;
-  }
-
-  drop(key: string): void {
-    this.pending.delete(key);
-  }
-}
-
-/** Starts the official verifier's simulation of `transferWithAuthorization`; returns its key (or null when not applicable). */
-export function prefetchSimulation(reads: PrefetchedReads, read: ReadContract, payload: PaymentPayload, req: PaymentRequirements): string | null {
-  const p = eip3009Of(payload);
-  if (!p?.authorization || !isPlainEcdsa(p.signature)) return null;
-  try {
-    return reads.start(read, getAddress(req.asset), "transferWithAuthorization", transferArgs(p));
-  } catch {
-    return null; // malformed values: the official verifier gives the reason
-  }
-}
 
 /** Half the secp256k1 group order: tokens refuse a larger s (EIP-2), so such signatures take the official path. */
 const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;

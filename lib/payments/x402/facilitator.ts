@@ -16,15 +16,13 @@ import { env } from "@/lib/config/env";
 import { askFacilitator, FacilitatorError, SettleAnswer, VerifyAnswer, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
 import {
   authorizationOutcome,
-  prefetchSimulation,
-  PrefetchedReads,
-  readKey,
   settleVerified,
   signDigest,
   verifyLocally,
   VerifiedPayments,
   type AuthorizationOutcome,
   type LocalChain,
+  type LocalReads,
 } from "@/lib/payments/x402/evm-local";
 
 export { FacilitatorError } from "@/lib/payments/x402/facilitator-call";
@@ -38,8 +36,7 @@ export function chainIdOf(network: string): number {
 /** The in-process facilitator's own chain access (absent with a remote facilitator). */
 interface Local {
   chain: LocalChain;
-  reads: PrefetchedReads;
-  read: Parameters<PrefetchedReads["start"]>[0];
+  read: LocalReads["read"];
   getCode(a: { address: Hex }): Promise<Hex | undefined>;
   verified: VerifiedPayments;
 }
@@ -62,8 +59,7 @@ function buildClient(): Built | null {
     transport: http(rpc, { timeout: cfg.PAYMENT_TIMEOUT_MS, retryCount: 0 }),
     pollingInterval: 200,
   }).extend(publicActions);
-  const reads = new PrefetchedReads();
-  const signer = fasterSigner(wallet, account.address, reads, { rpcUrl: rpc, chainId: id, timeoutMs: cfg.PAYMENT_TIMEOUT_MS, privateKey: hexToBytes(cfg.FACILITATOR_PRIVATE_KEY as Hex) });
+  const signer = fasterSigner(wallet, account.address, { rpcUrl: rpc, chainId: id, timeoutMs: cfg.PAYMENT_TIMEOUT_MS, privateKey: hexToBytes(cfg.FACILITATOR_PRIVATE_KEY as Hex) });
   const facilitator = new x402Facilitator();
   // The viem wallet client provides every method the EVM facilitator signer needs.
   registerExactEvmScheme(facilitator, { signer, networks: cfg.X402_NETWORK as `${string}:${string}` });
@@ -77,7 +73,6 @@ function buildClient(): Built | null {
     client,
     local: {
       chain: { submit: (a) => s.submit(a), waitForTransactionReceipt: (a) => wallet.waitForTransactionReceipt(a) as never },
-      reads,
       read: (a) => wallet.readContract(a as never),
       getCode: (a) => s.getCode(a),
       verified: new VerifiedPayments(),
@@ -95,19 +90,16 @@ function buildClient(): Built | null {
  * - the gas limit of a contract call is estimated once and reused with a 50 % margin:
  *   the verification simulated the very same call moments before;
  * - fee estimates are reused for two seconds;
- * - a contract read started ahead (the verifier's simulation) is answered from that start;
  * - a settlement is signed here and sent together with the request for its receipt
  *   (`submit`), which a chain that includes transactions at once answers in one trip.
  */
 function fasterSigner(
   wallet: ReturnType<typeof createWalletClient> & ReturnType<typeof publicActions>,
   address: Hex,
-  reads: PrefetchedReads,
   node: { rpcUrl: string; chainId: number; timeoutMs: number; privateKey: Uint8Array },
 ) {
   const base = toFacilitatorEvmSigner({ ...wallet, address } as never) as Record<string, unknown> & {
     getCode(a: { address: `0x${string}` }): Promise<`0x${string}` | undefined>;
-    readContract(a: { address: `0x${string}`; functionName: string; args?: readonly unknown[] }): Promise<unknown>;
     writeContract(a: Record<string, unknown>): Promise<`0x${string}`>;
   };
   const code = new Map<string, { value: `0x${string}` | undefined; until: number }>();
@@ -156,9 +148,6 @@ function fasterSigner(
 
   return {
     ...base,
-    // A simulation started by verifyWithFacilitator is handed to the verifier that asks for it.
-    readContract: (a: { address: `0x${string}`; functionName: string; args?: readonly unknown[] }) =>
-      reads.take(readKey(a.address, a.functionName, a.args ?? [])) ?? base.readContract(a),
     getCode: async (a: { address: `0x${string}` }) => {
       const k = a.address.toLowerCase();
       const hit = code.get(k);
@@ -277,17 +266,9 @@ export async function verifyWithFacilitator(payload: PaymentPayload, req: Paymen
       return fast;
     }
   }
-  const prefetched = local ? prefetchSimulation(local.reads, local.read, payload, req) : null;
-  // One turn of the event loop lets the request reach the socket before the verifier's
-  // signature recovery (synchronous CPU work) starts.
-  if (prefetched) await new Promise((r) => setImmediate(r));
-  try {
-    const v = await askFacilitator("verify", VerifyAnswer, client, (f) => f.verify(payload, req), req.network);
-    if (v.isValid) local?.verified.add(payload, req);
-    return v;
-  } finally {
-    if (prefetched) local!.reads.drop(prefetched);
-  }
+  const v = await askFacilitator("verify", VerifyAnswer, client, (f) => f.verify(payload, req), req.network);
+  if (v.isValid) local?.verified.add(payload, req);
+  return v;
 }
 
 /**
