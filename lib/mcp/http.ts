@@ -74,6 +74,8 @@ async function readBounded(req: Request, max: number): Promise<string | null> {
   const declared = Number(req.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > max) return null;
   if (!req.body) return "";
+  // A declared length is the body's length (HTTP framing ends the body there): read it whole.
+  if (Number.isFinite(declared)) return req.text();
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -125,8 +127,8 @@ function jsonRpcBody(text: string | null): unknown {
   }
 }
 
-/** Web-standard MCP transport (Request → Response). */
-export type Transport = (req: Request) => Promise<Response>;
+/** The MCP transport: the caller's request (body already read) and the JSON-RPC message or batch it carried → the answer. */
+export type Transport = (req: Request, body: unknown) => Promise<Response>;
 
 async function serveTransport(req: Request, transport: Transport): Promise<Response> {
   const text = await readBounded(req, MCP_MAX_BODY_BYTES).catch(() => undefined);
@@ -144,9 +146,8 @@ async function serveTransport(req: Request, transport: Transport): Promise<Respo
     const problem = jsonRpcProblem(m);
     if (problem) return jsonRpcError(400, -32600, `Invalid Request: ${problem}.`, isObject(m) && isId(m.id) ? m.id : null);
   }
-  const forwarded = new Request(req.url, { method: "POST", headers: req.headers, body: text, signal: req.signal });
   try {
-    return await transport(forwarded);
+    return await transport(req, body);
   } catch (err) {
     log.error("mcp.transport_error", { message: (err as Error)?.message });
     return jsonRpcError(200, -32603, "Internal error: the MCP transport failed; nothing was charged. Retry the request.", firstId(body));
@@ -178,6 +179,8 @@ export async function serveMcp(req: Request, segments: string[] | null, transpor
     }
     const url = new URL(req.url);
     const raw = segments ? segments.join("/") : (url.searchParams.get("path") ?? undefined);
+    // The MCP transport itself (POST /mcp, no `path`) is the hot path: no view to validate.
+    if (raw === undefined && method === "POST") return withCors(await serveTransport(req, transport));
     const { path } = validateOrThrow(pathSchema, { path: raw }, segments ? "path" : "query");
     const base = baseUrl(req);
 

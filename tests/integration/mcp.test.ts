@@ -497,6 +497,42 @@ describe("bad input: an MCP error or an isError result, nothing charged", () => 
     expect(msg.error.code).toBe(-32602);
   });
 
+  it("serves a batch mixing tools/list and tools/call, and a body sent without Content-Length (chunked)", async () => {
+    const events = (text: string) =>
+      text
+        .split("\n")
+        .filter((l) => l.startsWith("data: ") && l.length > 6)
+        .map((l) => JSON.parse(l.slice(6)) as { id: number; result?: { tools?: unknown[]; isError?: boolean; structuredContent?: Record<string, unknown> } });
+    const batch = [
+      { jsonrpc: "2.0", id: 11, method: "tools/list" },
+      { jsonrpc: "2.0", id: 12, method: "tools/call", params: { name: "get_fear_greed_index", arguments: {} } },
+    ];
+    const res = await fx.get("/mcp", { method: "POST", headers: { ...MCP_HEADERS, "Mcp-Protocol-Version": "2025-03-26" }, body: JSON.stringify(batch) });
+    expect(res.status).toBe(200);
+    const answers = events(await res.text());
+    expect(answers.find((m) => m.id === 11)?.result?.tools).toHaveLength(18);
+    expect(answers.find((m) => m.id === 12)?.result).toMatchObject({ isError: true, structuredContent: { code: "payment_required", endpoint: "/v1/fng" } });
+
+    const chunked = (text: string) =>
+      fx.get("/mcp", {
+        method: "POST",
+        headers: MCP_HEADERS,
+        body: new ReadableStream({
+          start(c) {
+            for (let i = 0; i < text.length; i += 1000) c.enqueue(new TextEncoder().encode(text.slice(i, i + 1000)));
+            c.close();
+          },
+        }),
+        duplex: "half",
+      } as RequestInit);
+    const one = await chunked(JSON.stringify({ jsonrpc: "2.0", id: 13, method: "tools/call", params: { name: "get_fear_greed_index", arguments: {} } }));
+    expect(one.status).toBe(200);
+    expect(events(await one.text())[0]).toMatchObject({ id: 13, result: { isError: true, structuredContent: { code: "payment_required" } } });
+    const big = await chunked(JSON.stringify({ jsonrpc: "2.0", id: 14, method: "tools/list", params: { pad: "x".repeat(70_000) } }));
+    expect(big.status).toBe(413);
+    expect((await big.json()).error.code).toBe(-32600);
+  });
+
   it("answers JSON-RPC errors for malformed JSON-RPC and oversized bodies, never HTML", async () => {
     const post = (body: string, headers: Record<string, string> = MCP_HEADERS) => fx.json("/mcp", { method: "POST", headers, body });
     const parse = await post("{not json");

@@ -273,8 +273,8 @@ describe("HTTP layer over the MCP transport", () => {
 
   it("hands valid JSON-RPC to the transport unchanged", async () => {
     let seen: unknown;
-    const echo = async (r: Request) => {
-      seen = await r.json();
+    const echo = async (_r: Request, body: unknown) => {
+      seen = body;
       return new Response(JSON.stringify({ jsonrpc: "2.0", id: 1, result: {} }), { headers: { "Content-Type": "application/json" } });
     };
     const res = await serveMcp(rpc({ jsonrpc: "2.0", id: 1, method: "ping" }), null, echo);
