@@ -9,7 +9,7 @@ import { startSimulator } from "@/lib/upstream-sim/server";
 import { startService, type Service } from "../../tests/helpers/service";
 import { randomBytes } from "node:crypto";
 import { hasPostgres, POSTGRES_URL } from "../../tests/helpers/services";
-import { interleaved, load, report, type Target } from "./load";
+import { interleaved, report, type Target } from "./load";
 
 export const BENCH_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 
@@ -44,13 +44,11 @@ async function throughput(simEnv: Record<string, string>, prefix: string): Promi
     const warm = await fetch(paid, { headers });
     if (warm.status !== 200) throw new Error(`warm-up of /v1/fng answered ${warm.status}`);
     const staticUrl = `${svc.url}/health/live`;
-    // Warm both routes (JIT, route compilation) before measuring.
-    await load({ url: staticUrl, connections: 50, seconds: 2 });
-    await load({ url: paid, connections: 50, seconds: 2, headers });
-    // Alternating windows, so drift of the machine's speed falls on both routes alike.
+    // Alternating windows, so drift of the machine's speed falls on both routes alike,
+    // after 4 s per route of warm-up (JIT, route compilation, the connections).
     const staticRoute: Target = { url: staticUrl, method: "GET", headers: {} };
     const paidRoute: Target = { url: paid, method: "GET", headers };
-    const [base, target] = await interleaved(staticRoute, paidRoute, 50, BENCH_SECONDS, 4);
+    const [base, target] = await interleaved(staticRoute, paidRoute, 50, BENCH_SECONDS, 4, 4);
     report(`${prefix}static_route_rps`, base.rps);
     report(`${prefix}static_route_p50_ms`, base.p50);
     report(`${prefix}static_route_p99_ms`, base.p99);
