@@ -533,6 +533,30 @@ describe("bad input: an MCP error or an isError result, nothing charged", () => 
     expect((await big.json()).error.code).toBe(-32600);
   });
 
+  it("serves a 2026-era (per-request envelope) client: tools/list and a paid tools/call with api_key", async () => {
+    const envelope = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": { name: "modern-test", version: "1.0.0" },
+    };
+    const modern = async (id: number, method: string, params: Record<string, unknown>, name?: string) => {
+      const headers: Record<string, string> = { ...MCP_HEADERS, "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method, ...(name ? { "Mcp-Name": name } : {}) };
+      const res = await fx.get("/mcp", { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: envelope } }) });
+      const text = await res.text();
+      const data = text.startsWith("{") ? text : (text.split("\n").find((l) => l.startsWith("data: ") && l.length > 6)?.slice(6) ?? text);
+      return { status: res.status, msg: JSON.parse(data) as { id: number; result?: Record<string, unknown>; error?: unknown } };
+    };
+    const list = await modern(21, "tools/list", {});
+    expect(list.status).toBe(200);
+    expect((list.msg.result?.tools as unknown[]).length).toBe(18);
+    const before = await keyUsed(apiKey);
+    const called = await modern(22, "tools/call", { name: "get_fear_greed_index", arguments: { api_key: apiKey } }, "get_fear_greed_index");
+    expect(called.status).toBe(200);
+    expect(called.msg.result?.isError).toBeFalsy();
+    expect(called.msg.result?.structuredContent).toMatchObject({ index: expect.any(Number), label: expect.any(String) });
+    expect(await keyUsed(apiKey)).toBe(before + 1);
+  });
+
   it("answers JSON-RPC errors for malformed JSON-RPC and oversized bodies, never HTML", async () => {
     const post = (body: string, headers: Record<string, string> = MCP_HEADERS) => fx.json("/mcp", { method: "POST", headers, body });
     const parse = await post("{not json");
