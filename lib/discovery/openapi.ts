@@ -257,7 +257,7 @@ function mcpOperations(templated: boolean): Json {
       "MCP JSON-RPC (streamable HTTP)",
       "JSON-RPC 2.0 messages of the MCP protocol (initialize, tools/list, tools/call). With a non-empty `path`, the JSON view (a JSON-RPC message gets a -32600 error naming this URL).",
       {
-        "200": { description: "JSON-RPC response (application/json, or text/event-stream when the client accepts it). A failure inside the transport is a JSON-RPC error -32603 with this status; nothing is charged.", content: { ...json({ type: "object" }), "text/event-stream": { schema: { type: "string" } } } },
+        "200": { description: "JSON-RPC response: application/json for a single request, text/event-stream for a batch or when notifications precede the answer. A failure inside the transport is a JSON-RPC error -32603 with this status; nothing is charged.", content: { ...json({ type: "object" }), "text/event-stream": { schema: { type: "string" } } } },
         "202": { description: "Notification accepted (no response body)." },
         "400": { description: "Not JSON or not a JSON-RPC 2.0 message (JSON-RPC error -32700 / -32600).", content: json({ type: "object" }) },
         "413": { description: "Body larger than the transport accepts (JSON-RPC error -32600).", content: json({ type: "object" }) },

@@ -147,11 +147,43 @@ async function serveTransport(req: Request, transport: Transport): Promise<Respo
     if (problem) return jsonRpcError(400, -32600, `Invalid Request: ${problem}.`, isObject(m) && isId(m.id) ? m.id : null);
   }
   try {
-    return await transport(req, body);
+    const res = await transport(req, body);
+    return isObject(body) && isId(body.id) ? await singleAnswer(res, body.id) : res;
   } catch (err) {
     log.error("mcp.transport_error", { message: (err as Error)?.message });
     return jsonRpcError(200, -32603, "Internal error: the MCP transport failed; nothing was charged. Retry the request.", firstId(body));
   }
+}
+
+/**
+ * The SDK's stateless transport answers every request as an SSE stream. When that stream
+ * holds nothing but the response to the one request POSTed, it is sent as that JSON
+ * object instead: streamable HTTP lets the server answer a request either way and
+ * requires clients to take both, a plain JSON answer is what curl users expect, and it
+ * is cheaper to send (one body instead of a stream of events, piped through Next chunk
+ * by chunk). This runs after the exchange ended, so a charge already made is never
+ * turned into an error here.
+ */
+async function singleAnswer(res: Response, id: string | number): Promise<Response> {
+  if (res.status !== 200 || !(res.headers.get("content-type") ?? "").startsWith("text/event-stream")) return res;
+  const text = await res.text();
+  const data = text
+    .split(/\r?\n/)
+    .filter((l) => l.startsWith("data:"))
+    .map((l) => l.slice(5).trim())
+    .filter((d) => d !== "");
+  let answer: { id?: unknown } | undefined;
+  try {
+    answer = data.length === 1 ? (JSON.parse(data[0]!) as { id?: unknown }) : undefined;
+  } catch {
+    answer = undefined;
+  }
+  const headers = new Headers(res.headers);
+  // Anything else (notifications before the answer, several events) stays the SSE stream it was.
+  if (answer?.id !== id) return new Response(text, { status: res.status, headers });
+  headers.set("Content-Type", "application/json");
+  for (const h of ["Connection", "X-Accel-Buffering", "Content-Length"]) headers.delete(h);
+  return new Response(data[0], { status: 200, headers });
 }
 
 function wantsEventStream(req: Request): boolean {

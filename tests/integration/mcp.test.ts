@@ -509,6 +509,7 @@ describe("bad input: an MCP error or an isError result, nothing charged", () => 
     ];
     const res = await fx.get("/mcp", { method: "POST", headers: { ...MCP_HEADERS, "Mcp-Protocol-Version": "2025-03-26" }, body: JSON.stringify(batch) });
     expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const answers = events(await res.text());
     expect(answers.find((m) => m.id === 11)?.result?.tools).toHaveLength(18);
     expect(answers.find((m) => m.id === 12)?.result).toMatchObject({ isError: true, structuredContent: { code: "payment_required", endpoint: "/v1/fng" } });
@@ -527,7 +528,9 @@ describe("bad input: an MCP error or an isError result, nothing charged", () => 
       } as RequestInit);
     const one = await chunked(JSON.stringify({ jsonrpc: "2.0", id: 13, method: "tools/call", params: { name: "get_fear_greed_index", arguments: {} } }));
     expect(one.status).toBe(200);
-    expect(events(await one.text())[0]).toMatchObject({ id: 13, result: { isError: true, structuredContent: { code: "payment_required" } } });
+    // A lone request's answer is sent as the JSON object itself.
+    expect(one.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await one.json()).toMatchObject({ jsonrpc: "2.0", id: 13, result: { isError: true, structuredContent: { code: "payment_required" } } });
     const big = await chunked(JSON.stringify({ jsonrpc: "2.0", id: 14, method: "tools/list", params: { pad: "x".repeat(70_000) } }));
     expect(big.status).toBe(413);
     expect((await big.json()).error.code).toBe(-32600);
