@@ -8,8 +8,8 @@ import type { Address } from "viem";
 import { CopyButton } from "@/app/components/copy-button";
 import { formatCount } from "@/lib/catalog/format";
 import { chainName, injectedProvider, makeWagmiConfig, TARGET_CHAIN } from "@/lib/web/wagmi";
+import { evmChainId } from "@/lib/payments/x402/eip3009";
 import {
-  evmChainId,
   explainPurchaseError,
   isUserRejection,
   paymentSignature,

@@ -5,7 +5,7 @@
  * PAYMENT-SIGNATURE, and turn every failure into a message a person can act on.
  */
 import { decodeFunctionResult, encodeFunctionData, erc20Abi, formatUnits, toHex, type Address, type Hex } from "viem";
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "@/lib/payments/x402/eip3009";
+import { evmChainId, TRANSFER_WITH_AUTHORIZATION_TYPES } from "@/lib/payments/x402/eip3009";
 
 export interface ExactRequirement {
   scheme: string;
@@ -69,12 +69,6 @@ function toBase64(text: string): string {
   let bin = "";
   for (const b of new TextEncoder().encode(text)) bin += String.fromCharCode(b);
   return btoa(bin);
-}
-
-/** "eip155:8453" → 8453; null for non-EVM networks. */
-export function evmChainId(network: string): number | null {
-  const m = /^eip155:(\d+)$/.exec(network);
-  return m ? Number(m[1]) : null;
 }
 
 interface ErrorBody {

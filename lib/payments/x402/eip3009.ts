@@ -9,3 +9,9 @@ export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
     { name: "nonce", type: "bytes32" },
   ],
 } as const;
+
+/** "eip155:8453" → 8453; null for a network that is not an EVM chain (CAIP-2). */
+export function evmChainId(network: string): number | null {
+  const m = /^eip155:(\d+)$/.exec(network);
+  return m ? Number(m[1]) : null;
+}

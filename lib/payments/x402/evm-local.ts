@@ -23,7 +23,7 @@ import { bytesToHex, getAddress, hashTypedData, hexToBytes, isAddressEqual, kecc
 import { eip3009ABI } from "@x402/evm";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { CheckedSettle, CheckedVerify } from "@/lib/payments/x402/facilitator-call";
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "@/lib/payments/x402/eip3009";
+import { evmChainId, TRANSFER_WITH_AUTHORIZATION_TYPES } from "@/lib/payments/x402/eip3009";
 
 interface Eip3009 {
   signature: Hex;
@@ -94,8 +94,8 @@ export async function verifyLocally(chain: LocalReads, payload: PaymentPayload, 
   if (payload.accepted?.scheme !== "exact" || req.scheme !== "exact" || payload.accepted.network !== req.network) return null;
   const name = req.extra?.name;
   const version = req.extra?.version;
-  const chainId = /^eip155:(\d+)$/.exec(req.network)?.[1];
-  if (typeof name !== "string" || typeof version !== "string" || !chainId) return null;
+  const chainId = evmChainId(req.network);
+  if (typeof name !== "string" || typeof version !== "string" || chainId === null) return null;
   const a = p.authorization;
   let asset: Hex, from: Hex, digest: Hex, args: ReturnType<typeof transferArgs>;
   try {
@@ -103,7 +103,7 @@ export async function verifyLocally(chain: LocalReads, payload: PaymentPayload, 
     from = getAddress(a.from);
     args = transferArgs(p);
     digest = hashTypedData({
-      domain: { name, version, chainId: Number(chainId), verifyingContract: asset },
+      domain: { name, version, chainId, verifyingContract: asset },
       types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: "TransferWithAuthorization",
       message: { from: a.from, to: a.to, value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce },

@@ -13,6 +13,7 @@ import { registerExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { env } from "@/lib/config/env";
+import { evmChainId } from "@/lib/payments/x402/eip3009";
 import { askFacilitator, FacilitatorError, SettleAnswer, VerifyAnswer, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
 import {
   authorizationOutcome,
@@ -26,12 +27,6 @@ import {
 } from "@/lib/payments/x402/evm-local";
 
 export { FacilitatorError } from "@/lib/payments/x402/facilitator-call";
-
-export function chainIdOf(network: string): number {
-  const m = network.match(/^eip155:(\d+)$/);
-  if (!m) throw new Error(`not an EVM network: ${network}`);
-  return Number(m[1]);
-}
 
 /** The in-process facilitator's own chain access (absent with a remote facilitator). */
 interface Local {
@@ -51,7 +46,8 @@ function buildClient(): Built | null {
   if (cfg.FACILITATOR_URL) return { client: new HTTPFacilitatorClient({ url: cfg.FACILITATOR_URL }), local: null };
   if (!cfg.FACILITATOR_PRIVATE_KEY) return null;
   const rpc = cfg.SETTLEMENT_RPC_URL ?? cfg.BASE_RPC_URL;
-  const id = chainIdOf(cfg.X402_NETWORK);
+  const id = evmChainId(cfg.X402_NETWORK);
+  if (id === null) throw new Error(`not an EVM network: ${cfg.X402_NETWORK}`);
   const account = privateKeyToAccount(cfg.FACILITATOR_PRIVATE_KEY as Hex);
   const wallet = createWalletClient({
     account,
