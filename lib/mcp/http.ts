@@ -146,13 +146,14 @@ async function serveTransport(req: Request, transport: Transport): Promise<Respo
     const problem = jsonRpcProblem(m);
     if (problem) return jsonRpcError(400, -32600, `Invalid Request: ${problem}.`, isObject(m) && isId(m.id) ? m.id : null);
   }
+  let res: Response;
   try {
-    const res = await transport(req, body);
-    return isObject(body) && isId(body.id) ? await singleAnswer(res, body.id) : res;
+    res = await transport(req, body);
   } catch (err) {
     log.error("mcp.transport_error", { message: (err as Error)?.message });
     return jsonRpcError(200, -32603, "Internal error: the MCP transport failed; nothing was charged. Retry the request.", firstId(body));
   }
+  return isObject(body) && isId(body.id) ? singleAnswer(res, body.id) : res;
 }
 
 /**
@@ -161,12 +162,19 @@ async function serveTransport(req: Request, transport: Transport): Promise<Respo
  * object instead: streamable HTTP lets the server answer a request either way and
  * requires clients to take both, a plain JSON answer is what curl users expect, and it
  * is cheaper to send (one body instead of a stream of events, piped through Next chunk
- * by chunk). This runs after the exchange ended, so a charge already made is never
- * turned into an error here.
+ * by chunk). It runs after the transport answered, outside the "nothing was charged"
+ * crash handling: the exchange may have charged by then.
  */
 async function singleAnswer(res: Response, id: string | number): Promise<Response> {
   if (res.status !== 200 || !(res.headers.get("content-type") ?? "").startsWith("text/event-stream")) return res;
-  const text = await res.text();
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (err) {
+    // The exchange ran (a paid call may have been charged), so this error says so.
+    log.error("mcp.answer_unreadable", { message: (err as Error)?.message });
+    return jsonRpcError(200, -32603, "Internal error: the answer could not be sent, but the call may have run; check your usage or receipt before retrying a paid call.", id);
+  }
   const data = text
     .split(/\r?\n/)
     .filter((l) => l.startsWith("data:"))

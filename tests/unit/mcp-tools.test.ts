@@ -283,6 +283,43 @@ describe("HTTP layer over the MCP transport", () => {
   });
 });
 
+describe("a lone request's SSE answer", () => {
+  const rpc = (body: unknown) =>
+    new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: JSON.stringify(body) });
+  const sse = (stream: ReadableStream<Uint8Array> | string) => async () =>
+    new Response(stream, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" } });
+  const event = (m: unknown) => `event: message\ndata: ${JSON.stringify(m)}\n\n`;
+
+  it("is sent as the JSON-RPC response itself when the stream holds only that answer", async () => {
+    const answer = { jsonrpc: "2.0", id: 5, result: { ok: true } };
+    const res = await serveMcp(rpc({ jsonrpc: "2.0", id: 5, method: "ping" }), null, sse(`id: 1\ndata: \n\n${event(answer)}`));
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(await res.json()).toEqual(answer);
+  });
+
+  it("stays SSE when notifications precede the answer or the answer is for another id", async () => {
+    const stream = event({ jsonrpc: "2.0", method: "notifications/progress", params: { progress: 1 } }) + event({ jsonrpc: "2.0", id: 6, result: {} });
+    const res = await serveMcp(rpc({ jsonrpc: "2.0", id: 6, method: "ping" }), null, sse(stream));
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(await res.text()).toBe(stream);
+    const other = await serveMcp(rpc({ jsonrpc: "2.0", id: 7, method: "ping" }), null, sse(event({ jsonrpc: "2.0", id: 8, result: {} })));
+    expect(other.headers.get("content-type")).toMatch(/^text\/event-stream/);
+  });
+
+  it("that cannot be read is an error that does not claim nothing was charged", async () => {
+    const broken = new ReadableStream<Uint8Array>({
+      pull(c) {
+        c.error(new Error("stream broke"));
+      },
+    });
+    const res = await serveMcp(rpc({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "get_fear_greed_index", arguments: {} } }), null, sse(broken));
+    const body = await res.json();
+    expect(body).toMatchObject({ jsonrpc: "2.0", id: 9, error: { code: -32603 } });
+    expect(body.error.message).toMatch(/may have run/);
+    expect(body.error.message).not.toMatch(/nothing was charged/);
+  });
+});
+
 describe("result _meta of a charged call", () => {
   it("decodes the x402 settlement receipt and reports receipt, quota and bundle credits", () => {
     const settle = { success: true, transaction: "0xabc", network: "eip155:8453", payer: "0x1" };
