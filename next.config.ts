@@ -5,6 +5,12 @@ const config: NextConfig = {
   // Separate build folders let several checkouts' test runs build side by side.
   distDir: process.env.NEXT_DIST_DIR || ".next",
   poweredByHeader: false,
+  // A self-contained server (.next/standalone/server.js with only the traced
+  // node_modules) for containers: the Dockerfile copies it, nothing else.
+  output: "standalone",
+  // Read at run time from disk, so tracing cannot see them: the SQL migrations applied
+  // on start (lib/db/migrate.ts).
+  outputFileTracingIncludes: { "/**": ["./prisma/migrations/**/*"] },
   reactStrictMode: true,
   // `npm test` type-checks the whole project first (tsc --noEmit); the build does not
   // repeat it, which keeps `npm start`'s first build short.
@@ -21,6 +27,8 @@ const config: NextConfig = {
     "@stellar/stellar-sdk",
     "pdf-lib",
     "tiny-secp256k1",
+    // Loaded only with CDP keys (lib/payments/x402/remote.ts), with its CDP SDK.
+    "@coinbase/x402",
   ],
   // Every response points agents to the discovery documents (RFC 8288 Link header).
   async headers() {

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { parseWeights } from "@/lib/market/signals/sentiment";
+import { processState, resetProcessState } from "@/lib/process-state";
 
 const bool = z
   .enum(["1", "0", "true", "false", "yes", "no", ""])
@@ -23,6 +24,9 @@ const schema = z.object({
   DATABASE_URL: z.string().optional(),
   REDIS_URL: z.string().optional(),
   REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/).default("echo"),
+  UPSTASH_REDIS_REST_URL: optionalUrl,
+  UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
+  DATABASE_POOL_MAX: positiveInt.max(1000).default(10),
 
   UPSTREAM_MODE: z.enum(["live", "simulated"]).default("live"),
   UPSTREAM_TIMEOUT_MS: positiveInt.default(6000),
@@ -43,6 +47,7 @@ const schema = z.object({
   COINGECKO_BASE_URL: z.url().default("https://api.coingecko.com"),
   COINGECKO_API_KEY: z.string().optional(),
   COINGECKO_PLAN: z.enum(["auto", "demo", "pro"]).default("auto"),
+  COINGECKO_MAX_CONCURRENCY: positiveInt.max(50).default(3),
   HORIZON_BASE_URL: z.url().default("https://horizon.stellar.org"),
   KRAKEN_BASE_URL: z.url().default("https://api.kraken.com"),
   COINBASE_BASE_URL: z.url().default("https://api.exchange.coinbase.com"),
@@ -67,6 +72,22 @@ const schema = z.object({
   USDC_EIP712_NAME: z.string().default("USD Coin"),
   USDC_EIP712_VERSION: z.string().default("2"),
   FACILITATOR_URL: optionalUrl,
+  CDP_API_KEY_ID: z.string().min(1).optional(),
+  CDP_API_KEY_SECRET: z.string().min(1).optional(),
+  FACILITATOR_AUTH_HEADERS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      // Checked here so a malformed value stops the server at start, not a payment later.
+      if (!v) return undefined;
+      try {
+        const parsed = z.record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "not an HTTP header name"), z.string()).parse(JSON.parse(v));
+        return parsed;
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: `must be a JSON object of header names to string values (${(err as Error).message.split("\n")[0]})` });
+        return z.NEVER;
+      }
+    }),
   FACILITATOR_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex key").optional(),
   SETTLEMENT_RPC_URL: optionalUrl,
   SOLANA_NETWORK: z.string().default("solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"),
@@ -79,6 +100,8 @@ const schema = z.object({
   STELLAR_HORIZON_SUBMIT_URL: optionalUrl,
   XLM_QUOTE_TTL_SECONDS: positiveInt.max(86_400).default(600),
   PAYMENT_TIMEOUT_MS: positiveInt.default(15000),
+  X402_OPTIMISTIC_MAX_USD: z.coerce.number().min(0).default(0),
+  X402_OPTIMISTIC_PAYER_CAP_USD: z.coerce.number().min(0).default(0.1),
   STANDARD_BUNDLE_CREDITS: positiveInt.default(10),
   ENTERPRISE_BUNDLE_CREDITS: positiveInt.default(10000),
   FREE_KEY_DAILY_QUOTA: positiveInt.default(50),
@@ -89,6 +112,9 @@ const schema = z.object({
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   CACHE_DISABLED: bool.default(false),
+}).refine((v) => !v.UPSTASH_REDIS_REST_URL || v.UPSTASH_REDIS_REST_TOKEN, {
+  path: ["UPSTASH_REDIS_REST_TOKEN"],
+  message: "is required with UPSTASH_REDIS_REST_URL",
 });
 
 export type Env = z.infer<typeof schema>;
@@ -103,6 +129,9 @@ export const CONFIG_DOCS: Record<keyof Env, string> = {
   DATABASE_URL: "PostgreSQL URL; when set, PostgreSQL replaces the embedded database (`?schema=name` selects a schema).",
   REDIS_URL: "Redis URL; when set, rate limits use @upstash/ratelimit on it instead of in-process counters.",
   REDIS_KEY_PREFIX: "Prefix of every Redis key this service writes (separates deployments sharing one Redis).",
+  UPSTASH_REDIS_REST_URL: "Upstash REST Redis URL (with UPSTASH_REDIS_REST_TOKEN): rate limits use it through @upstash/redis when REDIS_URL is unset (serverless: HTTP per command, no connection to hold).",
+  UPSTASH_REDIS_REST_TOKEN: "Token of UPSTASH_REDIS_REST_URL.",
+  DATABASE_POOL_MAX: "Connections each instance's PostgreSQL pool may open (serverless: 1-2 per instance, behind a pooler such as PgBouncer in transaction mode).",
   UPSTREAM_MODE: "`live` (public APIs) or `simulated` (starts the offline upstream simulator on a loopback port).",
   UPSTREAM_TIMEOUT_MS: "Timeout of each upstream request.",
   SIM_SEED: "Seed of the offline simulator's market data.",
@@ -111,6 +140,7 @@ export const CONFIG_DOCS: Record<keyof Env, string> = {
   COINGECKO_BASE_URL: "CoinGecko API (use https://pro-api.coingecko.com for Pro).",
   COINGECKO_API_KEY: "CoinGecko key, sent as `x-cg-pro-api-key` on the Pro plan and as `x-cg-demo-api-key` otherwise (see COINGECKO_PLAN).",
   COINGECKO_PLAN: "Which header carries COINGECKO_API_KEY: `auto` picks Pro when COINGECKO_BASE_URL's host is pro-api.coingecko.com and Demo otherwise; `demo` or `pro` force it (e.g. behind a proxy).",
+  COINGECKO_MAX_CONCURRENCY: "CoinGecko requests in flight at once, shared by every caller (the keyless tier answers 429 to bursts); a 429 pauses them all for its Retry-After, then the call is retried once.",
   HORIZON_BASE_URL: "Stellar Horizon.",
   KRAKEN_BASE_URL: "Kraken public API.",
   COINBASE_BASE_URL: "Coinbase Exchange public API.",
@@ -133,6 +163,9 @@ export const CONFIG_DOCS: Record<keyof Env, string> = {
   USDC_EIP712_NAME: "EIP-712 domain name of the USDC contract (Base USDC: `USD Coin`).",
   USDC_EIP712_VERSION: "EIP-712 domain version of the USDC contract.",
   FACILITATOR_URL: "Remote x402 facilitator; when set, verify and settle go there instead of the in-process facilitator.",
+  CDP_API_KEY_ID: "Coinbase Developer Platform API key id: with CDP_API_KEY_SECRET, verify and settle go to Coinbase's hosted facilitator (https://api.cdp.coinbase.com/platform/v2/x402, or FACILITATOR_URL when set), each call signed with a short-lived JWT by `@coinbase/x402`.",
+  CDP_API_KEY_SECRET: "The CDP API key's secret (PEM EC key or base64 Ed25519 key); a secret, set it only through the platform's secret store.",
+  FACILITATOR_AUTH_HEADERS: "Headers sent to the remote facilitator on every verify, settle and supported call, as a JSON object, e.g. `{\"Authorization\":\"Bearer …\"}` (a secret: keep it in the platform's secret store). A malformed value stops the server at start.",
   FACILITATOR_PRIVATE_KEY: "Key of the in-process facilitator that submits EIP-3009 settlements (pays gas).",
   SETTLEMENT_RPC_URL: "JSON-RPC endpoint the in-process facilitator settles on (default BASE_RPC_URL).",
   SOLANA_NETWORK: "CAIP-2 id of Solana mainnet (the genesis hash cut to CAIP-2's 32 characters, as x402 clients expect; the full hash is accepted too).",
@@ -145,6 +178,8 @@ export const CONFIG_DOCS: Record<keyof Env, string> = {
   STELLAR_HORIZON_SUBMIT_URL: "Horizon used to submit XLM payments (default HORIZON_BASE_URL).",
   XLM_QUOTE_TTL_SECONDS: "How long an XLM quote (amount at the current rate, memo) can be paid; a payment's maxTime may exceed it by at most 60 s.",
   PAYMENT_TIMEOUT_MS: "Timeout of verify/settle calls (facilitator, RPC, Horizon); also how long an unanswered XLM submission is looked up on Horizon before its outcome is reported as unknown.",
+  X402_OPTIMISTIC_MAX_USD: "Highest price (USD) of a call paid in optimistic mode (EVM, in-process facilitator): delivered once the payment is verified, simulated and broadcast, confirmed after the response. 0 (default) settles every call in confirmed mode. See \"Settlement modes\".",
+  X402_OPTIMISTIC_PAYER_CAP_USD: "Most unconfirmed optimistic value (USD) one payer may have in flight, across instances; beyond it calls settle in confirmed mode.",
   STANDARD_BUNDLE_CREDITS: "Credits in a standard bundle (spec: 10).",
   ENTERPRISE_BUNDLE_CREDITS: "Credits in an enterprise bundle (spec conflict 10,000 vs 2,500; default 10,000, the HTTP declaration).",
   FREE_KEY_DAILY_QUOTA: "Calls per UTC day for a free-tier key (spec: 50).",
@@ -157,24 +192,19 @@ export const CONFIG_DOCS: Record<keyof Env, string> = {
   CACHE_DISABLED: "Disable response and upstream caches (single-flight stays on).",
 };
 
-const KEY = Symbol.for("echo.env");
-type Holder = { [KEY]?: Env };
-
 /** Parsed configuration; throws with every invalid setting named. */
 export function env(): Env {
-  const g = globalThis as Holder;
-  if (!g[KEY]) {
+  return processState("env", () => {
     const parsed = schema.safeParse(process.env);
     if (!parsed.success) {
       const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
       throw new Error(`invalid configuration:\n  ${lines.join("\n  ")}`);
     }
-    g[KEY] = parsed.data;
-  }
-  return g[KEY];
+    return parsed.data;
+  });
 }
 
 /** Forget the parsed configuration (tests change process.env between cases). */
 export function resetEnvForTests(): void {
-  delete (globalThis as Holder)[KEY];
+  resetProcessState("env");
 }

@@ -3,15 +3,16 @@
  * @prisma/adapter-pg when DATABASE_URL is set. Both run the same Prisma schema and the
  * same migrations, applied before the first query.
  *
- * The client lives on globalThis: the custom server (lib/server) and Next's route
+ * The client is process-wide state (lib/process-state.ts): the custom server (lib/server) and Next's route
  * bundles are separate module graphs in one process, and PGlite must be opened once.
  */
-import { mkdirSync } from "node:fs";
+import { accessSync, constants, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { env } from "@/lib/config/env";
 import { applyMigrations, type SqlRunner } from "@/lib/db/migrate";
 import { log } from "@/lib/log";
+import { peekProcessState, processState, resetProcessState } from "@/lib/process-state";
 
 export type Db = PrismaClient;
 
@@ -28,19 +29,15 @@ export interface DbHandle {
   close(): Promise<void>;
 }
 
-const KEY = Symbol.for("echo.db");
-type Holder = { [KEY]?: Promise<DbHandle> };
-
 /** The shared database handle, opened and migrated on first use. */
 export function getDbHandle(): Promise<DbHandle> {
-  const g = globalThis as Holder;
-  if (!g[KEY]) {
-    g[KEY] = open().catch((err: unknown) => {
-      delete g[KEY];
+  // lib/server/main.ts closes this handle on shutdown under the same name ("db").
+  return processState("db", () =>
+    open().catch((err: unknown) => {
+      resetProcessState("db");
       throw err;
-    });
-  }
-  return g[KEY];
+    }),
+  );
 }
 
 /** The Prisma client (migrated). */
@@ -50,9 +47,8 @@ export async function db(): Promise<PrismaClient> {
 
 /** Closes the shared handle (tests, shutdown). */
 export async function closeDb(): Promise<void> {
-  const g = globalThis as Holder;
-  const p = g[KEY];
-  delete g[KEY];
+  const p = peekProcessState<Promise<DbHandle>>("db");
+  resetProcessState("db");
   if (p) await (await p).close();
 }
 
@@ -75,7 +71,8 @@ async function openPostgres(url: string): Promise<DbHandle> {
   const { connectionString, schema } = parsePostgresUrl(url);
   const poolConfig = {
     connectionString,
-    max: 10,
+    // Per instance: N instances (or serverless invocations) open up to N × this.
+    max: env().DATABASE_POOL_MAX,
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
     statement_timeout: 10_000,
@@ -117,7 +114,17 @@ async function openPglite(dataDir: string): Promise<DbHandle> {
   let location = "memory://";
   if (dataDir !== "memory") {
     location = resolve(dataDir, "pglite");
-    mkdirSync(location, { recursive: true });
+    try {
+      mkdirSync(location, { recursive: true });
+      accessSync(location, constants.W_OK);
+    } catch (err) {
+      // No silent fallback to memory: bundles and keys sold would vanish on restart.
+      // The reason reaches the log and /health; the first call after a fix opens it.
+      throw new Error(
+        `DATA_DIR ${location} is not writable (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): ` +
+          "point DATA_DIR at a writable folder, set DATABASE_URL (PostgreSQL), or DATA_DIR=memory for a throwaway database",
+      );
+    }
   }
   const pg = new PGlite(location);
   await pg.waitReady;

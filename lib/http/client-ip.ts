@@ -13,13 +13,13 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { env } from "@/lib/config/env";
+import { peekProcessState, processState } from "@/lib/process-state";
 
 export const CLIENT_IP_HEADER = "x-echo-client-ip";
 
-// On globalThis because the custom server and the route bundles load this module as
+// Process-wide because the custom server and the route bundles load this module as
 // separate instances in one process.
-const STAMP_KEY = Symbol.for("echo.client-ip.stamp-key");
-type Holder = { [STAMP_KEY]?: Buffer };
+const STAMP_KEY = "client-ip.stamp-key";
 
 function mac(key: Buffer, ip: string): Buffer {
   return createHmac("sha256", key).update(ip).digest();
@@ -30,8 +30,7 @@ function mac(key: Buffer, ip: string): Buffer {
  * that writes the stamped client IP into a request, replacing whatever the caller sent.
  */
 export function clientIpStamper(trustedHops: number): (req: IncomingMessage) => void {
-  const g = globalThis as Holder;
-  const key = (g[STAMP_KEY] ??= randomBytes(32));
+  const key = processState(STAMP_KEY, () => randomBytes(32));
   return (req) => {
     const ip = deriveClientIp(req.socket.remoteAddress, req.headers["x-forwarded-for"], trustedHops);
     req.headers[CLIENT_IP_HEADER] = `${ip} ${mac(key, ip).toString("base64url")}`;
@@ -40,7 +39,7 @@ export function clientIpStamper(trustedHops: number): (req: IncomingMessage) => 
 
 /** The address stamped by the custom server, if the header carries a valid stamp. */
 function stampedIp(value: string | null): string | null {
-  const key = (globalThis as Holder)[STAMP_KEY];
+  const key = peekProcessState<Buffer>(STAMP_KEY);
   if (!key || !value) return null;
   const sep = value.lastIndexOf(" ");
   if (sep <= 0) return null;

@@ -1,7 +1,9 @@
 /**
  * Fixed-window rate limits. With REDIS_URL, @upstash/ratelimit runs on that Redis
- * (shared by every instance); without it, counters live in this process (the embedded
- * default runs a single instance). Both answer the same `LimitResult`.
+ * (shared by every instance); with UPSTASH_REDIS_REST_URL/TOKEN instead, on Upstash's
+ * REST Redis through @upstash/redis (HTTP per command, no connection to keep: the
+ * serverless shape); without either, counters live in this process (the embedded
+ * default runs a single instance). All answer the same `LimitResult`.
  *
  * When Redis fails (not connected, an error, or no answer within 1 s) the request is
  * counted by this process's in-process limiter instead, for every policy: the fallback
@@ -15,7 +17,8 @@ import type { Redis as IORedis } from "ioredis";
 import { env } from "@/lib/config/env";
 import { log } from "@/lib/log";
 import { policies, type Policy } from "@/lib/limits/policies";
-import { upstashAdapter } from "@/lib/limits/redis";
+import { upstashAdapter, type UpstashRedisLike } from "@/lib/limits/redis";
+import { processState } from "@/lib/process-state";
 
 export interface LimitResult {
   success: boolean;
@@ -54,16 +57,24 @@ class MemoryLimiter implements Limiter {
 // waiting for the 1 s timeout on every request of an outage.
 const REDIS_DOWN = new Set(["reconnecting", "close", "end"]);
 
+/** A Redis @upstash/ratelimit can run on, and whether it is known to be down right now. */
+interface Store {
+  redis: UpstashRedisLike;
+  /** Why no command can succeed soon, or null (REST has no connection state: always null). */
+  down(): string | null;
+}
+
 class UpstashLimiter implements Limiter {
   private limiters = new Map<string, Ratelimit>();
   private degraded = false;
   constructor(
-    private readonly client: IORedis,
+    private readonly store: Store,
     private readonly fallback: Limiter,
   ) {}
 
   async limit(policy: Policy, key: string): Promise<LimitResult> {
-    if (REDIS_DOWN.has(this.client.status)) return this.fallBack(policy, key, `redis ${this.client.status}`);
+    const down = this.store.down();
+    if (down) return this.fallBack(policy, key, down);
     let r: Awaited<ReturnType<Ratelimit["limit"]>>;
     try {
       r = await this.limiterFor(policy).limit(key);
@@ -92,7 +103,7 @@ class UpstashLimiter implements Limiter {
     if (!rl) {
       rl = new Ratelimit({
         // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        redis: upstashAdapter(this.client) as any,
+        redis: this.store.redis as any,
         limiter: Ratelimit.fixedWindow(policy.limit, `${policy.windowSeconds} s`),
         prefix: `${env().REDIS_KEY_PREFIX}:rl:${policy.name}`,
         analytics: false,
@@ -104,13 +115,16 @@ class UpstashLimiter implements Limiter {
   }
 }
 
-const KEY = Symbol.for("echo.limiter");
-type Holder = { [KEY]?: Promise<Limiter> };
-
 function limiter(): Promise<Limiter> {
-  const g = globalThis as Holder;
-  g[KEY] ??= (async () => {
-    const url = env().REDIS_URL;
+  return processState("limiter", async () => {
+    const cfg = env();
+    const url = cfg.REDIS_URL;
+    if (!url && cfg.UPSTASH_REDIS_REST_URL) {
+      const { Redis } = await import("@upstash/redis");
+      // No retries: the 1 s limiter timeout and the in-process fallback handle outages.
+      const rest = new Redis({ url: cfg.UPSTASH_REDIS_REST_URL, token: cfg.UPSTASH_REDIS_REST_TOKEN ?? "", retry: false, enableTelemetry: false });
+      return new UpstashLimiter({ redis: rest as unknown as UpstashRedisLike, down: () => null }, new MemoryLimiter());
+    }
     if (!url) return new MemoryLimiter();
     const { Redis } = await import("ioredis");
     const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 1000, enableOfflineQueue: true, lazyConnect: false });
@@ -122,9 +136,9 @@ function limiter(): Promise<Limiter> {
       reported = true;
     });
     redis.on("ready", () => (reported = false));
-    return new UpstashLimiter(redis, new MemoryLimiter());
-  })();
-  return g[KEY];
+    const down = () => (REDIS_DOWN.has(redis.status) ? `redis ${redis.status}` : null);
+    return new UpstashLimiter({ redis: upstashAdapter(redis as IORedis), down }, new MemoryLimiter());
+  });
 }
 
 /** Counts one request for `key` under the named policy. */

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach } from "vitest";
 import { startSimulator, type Simulator } from "@/lib/upstream-sim/server";
 import { resetEnvForTests } from "@/lib/config/env";
 import { clearCache } from "@/lib/market/cache";
+import { resetLimiters } from "@/lib/market/limiter";
 
 export function useSimulator(opts: { seed?: number; env?: Record<string, string> } = {}): { sim: () => Simulator } {
   let sim: Simulator | undefined;
@@ -20,6 +21,7 @@ export function useSimulator(opts: { seed?: number; env?: Record<string, string>
     sim?.clearFaults();
     sim?.resetCounts();
     clearCache();
+    resetLimiters();
   });
   afterAll(async () => {
     await sim?.close();

@@ -2,10 +2,12 @@
  * Starts the real service (lib/server/main.ts, the same entry as `npm start`) as a
  * child process on a free port and waits for its ready line. `entry: "next-start"` runs
  * the same build under plain `next start` instead (what a platform deploy or someone
- * skipping `npm start` gets: no custom server in front of the routes).
+ * skipping `npm start` gets: no custom server in front of the routes); `entry:
+ * "standalone"` runs `output: "standalone"`'s server.js, as the Dockerfile does.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,9 +27,17 @@ export interface ServiceOptions {
   /** Keep the database in memory (default) or in a temp folder. */
   persistent?: boolean;
   timeoutMs?: number;
-  entry?: "server" | "next-start";
+  entry?: "server" | "next-start" | "standalone";
   /** Extra Node.js flags for the service process (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
   nodeArgs?: string[];
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
 }
 
 export async function startService(opts: ServiceOptions = {}): Promise<Service> {
@@ -42,10 +52,18 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
     LOG_LEVEL: opts.env?.LOG_LEVEL ?? "info",
   });
   if (!opts.env?.DATA_DIR) env.DATA_DIR = dataDir;
-  const args =
-    opts.entry === "next-start"
-      ? [join(root, "node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", "0"]
-      : ["--import", "tsx", join(root, "lib/server/main.ts")];
+  let args: string[];
+  if (opts.entry === "standalone") {
+    // server.js reads PORT with `|| 3000`, so 0 would mean 3000: hand it a free port.
+    const { assembleStandalone } = await import("../../scripts/standalone.mjs");
+    Object.assign(env, { PORT: String(await freePort()), HOSTNAME: "127.0.0.1" });
+    args = [join(assembleStandalone(), "server.js")];
+  } else {
+    args =
+      opts.entry === "next-start"
+        ? [join(root, "node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", "0"]
+        : ["--import", "tsx", join(root, "lib/server/main.ts")];
+  }
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...args], {
     cwd: root,
     env,
@@ -60,10 +78,14 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
   child.stderr!.on("data", onData);
 
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start in time:\n${out.slice(-4000)}`)), opts.timeoutMs ?? 60_000);
+    const timer = setTimeout(() => {
+      // A service that never got ready would outlive the test run otherwise.
+      child.kill("SIGKILL");
+      reject(new Error(`service did not start in time:\n${out.slice(-4000)}`));
+    }, opts.timeoutMs ?? 60_000);
     const check = () => {
       const m =
-        opts.entry === "next-start"
+        opts.entry === "next-start" || opts.entry === "standalone"
           ? out.includes("Ready in") && out.match(/- Local:\s+(http:\/\/\S+)/)
           : out.match(/"event":"server\.ready","url":"([^"]+)"/);
       if (m) {

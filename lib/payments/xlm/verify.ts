@@ -10,6 +10,7 @@ import type { Surface } from "@/lib/access/credentials";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
 import { openQuote, stroopsToXlm, type Quote } from "@/lib/payments/xlm/quote";
+import { hex, signedBy } from "@/lib/payments/xlm/bytes";
 
 export const XlmPayload = z.object({ quote: z.string().min(10).max(2000), envelope_xdr: z.string().min(10).max(20_000) });
 
@@ -62,7 +63,8 @@ export async function verifyXlmPayment(payload: unknown, product: AnyProduct, su
 
   // The memo binds this payment to the quote (and so to product, price and expiry).
   const memoHash = createHash("sha256").update(p.data.quote).digest();
-  if (tx.memo.type !== "hash" || !Buffer.isBuffer(tx.memo.value) || !(tx.memo.value as Buffer).equals(memoHash)) {
+  // stellar-sdk 17 decodes a hash memo to a Uint8Array (15 gave a Buffer).
+  if (tx.memo.type !== "hash" || !(tx.memo.value instanceof Uint8Array) || !memoHash.equals(tx.memo.value)) {
     bad("The transaction memo must be the MEMO_HASH given with the quote.");
   }
   if (tx.operations.length !== 1) bad("The transaction must contain exactly one payment operation.");
@@ -86,18 +88,18 @@ export async function verifyXlmPayment(payload: unknown, product: AnyProduct, su
   // The paying account's master key must have signed the transaction for this network.
   const signer = accountKey(payer, "paying account");
   const hash = tx.hash();
-  const signed = tx.signatures.some((s) => s.hint().equals(signer.signatureHint()) && signer.verify(hash, s.signature()));
+  const signed = tx.signatures.some((s) => signedBy(s, signer, hash));
   if (!signed) bad("The transaction is not signed by the paying account for this network.");
   if (outer instanceof FeeBumpTransaction) {
     const feeSource = accountKey(outer.feeSource, "fee-bump fee source");
     const outerHash = outer.hash();
-    if (!outer.signatures.some((s) => s.hint().equals(feeSource.signatureHint()) && feeSource.verify(outerHash, s.signature()))) {
+    if (!outer.signatures.some((s) => signedBy(s, feeSource, outerHash))) {
       bad("The fee-bump envelope is not signed by its fee source.");
     }
   }
   return {
-    txHash: outer.hash().toString("hex"),
-    innerHash: hash.toString("hex"),
+    txHash: hex(outer.hash()),
+    innerHash: hex(hash),
     maxTime: max,
     payer,
     stroops,

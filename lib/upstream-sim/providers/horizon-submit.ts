@@ -13,6 +13,7 @@
  */
 import { FeeBumpTransaction, Keypair, Networks, TransactionBuilder, type Transaction } from "@stellar/stellar-sdk";
 import type { World } from "@/lib/upstream-sim/world";
+import { hex, signedBy } from "@/lib/payments/xlm/bytes";
 import type { SimRequest, SimResponse } from "@/lib/upstream-sim/server";
 import { closeTime, horizonTime, problem, sequenceAt } from "@/lib/upstream-sim/providers/horizon-chain";
 
@@ -73,7 +74,7 @@ export function submitRoute(req: SimRequest, world: World): SimResponse {
   }
   const tx = outer instanceof FeeBumpTransaction ? outer.innerTransaction : outer;
   const source = Keypair.fromPublicKey(tx.source);
-  const signed = tx.signatures.some((s) => s.hint().equals(source.signatureHint()) && source.verify(tx.hash(), s.signature()));
+  const signed = tx.signatures.some((s) => signedBy(s, source, tx.hash()));
   if (!signed) return failure("tx_bad_auth");
   const now = Math.floor(req.now / 1000);
   const max = Number(tx.timeBounds?.maxTime ?? "0");
@@ -85,8 +86,8 @@ export function submitRoute(req: SimRequest, world: World): SimResponse {
   l.sequences.set(tx.source, seq);
   // Applied in the ledger that closes next.
   const ledger = sequenceAt(world, req.now) + 1;
-  const hash = outer.hash().toString("hex");
-  const memo = tx.memo.type === "hash" ? (tx.memo.value as Buffer).toString("hex") : tx.memo.value ? String(tx.memo.value) : null;
+  const hash = hex(outer.hash());
+  const memo = tx.memo.type === "hash" ? hex(tx.memo.value as Uint8Array) : tx.memo.value ? String(tx.memo.value) : null;
   for (const op of tx.operations) {
     if (op.type === "payment") {
       l.payments.push({
@@ -101,7 +102,7 @@ export function submitRoute(req: SimRequest, world: World): SimResponse {
   }
   const applied: AppliedTx = {
     hash,
-    innerHash: outer instanceof FeeBumpTransaction ? tx.hash().toString("hex") : null,
+    innerHash: outer instanceof FeeBumpTransaction ? hex(tx.hash()) : null,
     ledger,
     createdAt: closeTime(world, ledger),
     source: tx.source,

@@ -1,0 +1,65 @@
+// Finds the Chromium the browser tests drive, or installs one where this machine allows,
+// so `npm test` fails in its first seconds (not after minutes of other suites) when no
+// browser can be had. Order: CHROMIUM_PATH, a system Chromium/Chrome, Playwright's own
+// download cache; then Debian's package (as root with apt-get), then Playwright's
+// download (needs its CDN).
+import { spawnSync } from "node:child_process";
+import { accessSync, constants, existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { delimiter, join } from "node:path";
+
+const SYSTEM = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable", "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome"];
+const ON_PATH = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"];
+
+const executable = (p) => {
+  try {
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+function onPath(name) {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) if (dir && executable(join(dir, name))) return join(dir, name);
+  return null;
+}
+
+function playwrightCache(root) {
+  try {
+    const { chromium } = createRequire(join(root, "package.json"))("playwright-core");
+    const p = chromium.executablePath();
+    return p && existsSync(p) ? p : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Path of a usable Chromium, or null. */
+export function findBrowser(root) {
+  const env = process.env.CHROMIUM_PATH;
+  if (env) return executable(env) ? env : null;
+  return SYSTEM.find(executable) ?? ON_PATH.map(onPath).find(Boolean) ?? playwrightCache(root);
+}
+
+const run = (cmd, args, extraEnv = {}) => spawnSync(cmd, args, { stdio: "inherit", env: { ...process.env, ...extraEnv } }).status === 0;
+
+/** Finds a browser or installs one; returns its path, or null with the reason printed. */
+export function ensureBrowser(root) {
+  if (process.env.CHROMIUM_PATH && !executable(process.env.CHROMIUM_PATH)) {
+    console.error(`CHROMIUM_PATH=${process.env.CHROMIUM_PATH} is not an executable file.`);
+    return null;
+  }
+  let found = findBrowser(root);
+  if (found) return found;
+  const root_ = typeof process.getuid === "function" && process.getuid() === 0;
+  if (root_ && onPath("apt-get")) {
+    console.log("no Chromium found: installing Debian's chromium (apt-get)...");
+    const env = { DEBIAN_FRONTEND: "noninteractive" };
+    if (run("apt-get", ["update", "-qq"], env) && run("apt-get", ["install", "-y", "-qq", "chromium", "fonts-liberation"], env)) found = findBrowser(root);
+    if (found) return found;
+  }
+  console.log("no Chromium found: trying Playwright's download (npx playwright install chromium)...");
+  if (run(process.execPath, [join(root, "node_modules/@playwright/test/cli.js"), "install", "chromium"], { PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "" })) found = findBrowser(root);
+  return found;
+}

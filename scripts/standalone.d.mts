@@ -1,0 +1,2 @@
+/** Builds when stale, copies the static assets into the standalone folder; returns that folder. */
+export function assembleStandalone(): string;

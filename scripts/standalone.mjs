@@ -1,0 +1,27 @@
+// Assembles the self-contained server that `output: "standalone"` builds: Next writes
+// <distDir>/standalone/server.js with the traced node_modules but leaves the static
+// assets (<distDir>/static, public/) for the deployer to copy. The Dockerfile and the
+// smoke test (tests/integration/deploy-shapes.test.ts) both run this, then
+// `node <distDir>/standalone/server.js`.
+import { cpSync, existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ensureBuild } from "./start.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+/** Builds when stale, copies the assets in; returns the standalone folder. */
+export function assembleStandalone() {
+  ensureBuild();
+  const dist = join(root, process.env.NEXT_DIST_DIR || ".next");
+  const out = join(dist, "standalone");
+  if (!existsSync(join(out, "server.js"))) throw new Error(`${out}/server.js missing: is output "standalone" set in next.config.ts?`);
+  const distName = process.env.NEXT_DIST_DIR || ".next";
+  rmSync(join(out, distName, "static"), { recursive: true, force: true });
+  cpSync(join(dist, "static"), join(out, distName, "static"), { recursive: true });
+  rmSync(join(out, "public"), { recursive: true, force: true });
+  if (existsSync(join(root, "public"))) cpSync(join(root, "public"), join(out, "public"), { recursive: true });
+  return out;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) console.log(assembleStandalone());

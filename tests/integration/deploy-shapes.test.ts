@@ -1,0 +1,124 @@
+/**
+ * The deploy shapes without the custom server, smoke-tested against real PostgreSQL and
+ * Redis: `output: "standalone"`'s server.js (what the Dockerfile runs, assembled by the
+ * same scripts/standalone.mjs) and plain `next start` (what platforms run), both behind
+ * a trusted proxy (TRUST_PROXY_HOPS=1; the test sends X-Forwarded-For as the proxy
+ * would). Each: health, a free key minted and used, a paid call's 402, MCP tools/list,
+ * and per-client mint limits keyed on the forwarded address.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { startFixture, type Fixture } from "../helpers/fixture";
+import { hasPostgres, hasRedis, POSTGRES_URL, REDIS_URL } from "../helpers/services";
+import { PRODUCTS } from "@/lib/catalog";
+
+const pg = await hasPostgres();
+const redis = await hasRedis();
+if ((!pg || !redis) && process.env.REQUIRE_SERVICES === "1") throw new Error("PostgreSQL and Redis are required (REQUIRE_SERVICES=1) but not reachable");
+
+const MINTS = 5;
+const PAY_TO = "0x00000000000000000000000000000000000A11CE";
+
+for (const entry of ["standalone", "next-start"] as const) {
+  describe.skipIf(!pg || !redis)(`deploy shape: ${entry} with DATABASE_URL + REDIS_URL behind a trusted proxy`, () => {
+    let fx: Fixture;
+    beforeAll(async () => {
+      fx = await startFixture({
+        entry,
+        env: {
+          DATABASE_URL: `${POSTGRES_URL}?schema=deploy_${randomBytes(6).toString("hex")}`,
+          DATABASE_POOL_MAX: "3",
+          REDIS_URL,
+          REDIS_KEY_PREFIX: `test-${randomBytes(6).toString("hex")}`,
+          TRUST_PROXY_HOPS: "1",
+          FREE_KEY_MINTS_PER_HOUR: String(MINTS),
+          PAY_TO_ADDRESS: PAY_TO,
+          // x402 on EVM is offered with a facilitator; the 402 is answered before any call to it.
+          FACILITATOR_URL: "http://127.0.0.1:9/facilitator",
+          DATA_DIR: undefined,
+        },
+      });
+    }, 900_000);
+    afterAll(async () => fx?.close());
+
+    const from = (ip: string, init: RequestInit = {}) => ({ ...init, headers: { ...(init.headers as Record<string, string>), "X-Forwarded-For": ip } });
+
+    it("answers /health/ready and /health from PostgreSQL", async () => {
+      expect((await fx.get("/health/ready")).status).toBe(200);
+      const health = await fx.json("/health");
+      expect(health.status).toBe(200);
+      expect(health.body.status).toMatch(/^(ok|degraded)$/);
+    });
+
+    it("mints a free key and serves a call with it; a paid call without credentials answers 402", async () => {
+      const minted = await fx.json("/v1/free-key?email=smoke%40example.com", from("198.51.100.10"));
+      expect(minted.status, JSON.stringify(minted.body)).toBe(200);
+      const key = minted.body.api_key as string;
+      const call = await fx.get("/v1/fng", { headers: { "X-Api-Key": key } });
+      expect(call.status, await call.clone().text()).toBe(200);
+      expect(call.headers.get("x-quota-remaining")).toBe("49");
+
+      const paid = await fx.get("/v1/sentiment-report");
+      expect(paid.status).toBe(402);
+      const requirement = JSON.parse(Buffer.from(paid.headers.get("payment-required")!, "base64").toString("utf8"));
+      expect(requirement.accepts[0]).toMatchObject({ network: "eip155:8453" });
+      expect(requirement.accepts[0].payTo.toLowerCase()).toBe(PAY_TO.toLowerCase());
+    });
+
+    it("lists every MCP tool over streamable HTTP", async () => {
+      const client = new Client({ name: "deploy-smoke", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${fx.svc.url}/mcp`)));
+      try {
+        const { tools } = await client.listTools();
+        const names = tools.map((t) => t.name);
+        for (const p of PRODUCTS) if (p.tool) expect(names).toContain(p.tool.name);
+        expect(names).toContain("get_free_api_key");
+      } finally {
+        await client.close();
+      }
+    });
+
+    it.runIf(entry === "standalone")("ships under 500 MB with no build, test or dev tool in its node_modules", () => {
+      const out = join(process.cwd(), process.env.NEXT_DIST_DIR || ".next", "standalone");
+      const bytes = (dir: string): number =>
+        readdirSync(dir, { withFileTypes: true }).reduce((sum, e) => sum + (e.isDirectory() ? bytes(join(dir, e.name)) : e.isFile() ? statSync(join(dir, e.name)).size : 0), 0);
+      const mb = bytes(out) / 1e6;
+      console.log(`standalone folder: ${mb.toFixed(1)} MB`);
+      expect(mb).toBeLessThan(500);
+      for (const tool of ["typescript", "prisma", "@playwright", "playwright-core", "hardhat", "vitest", "x402-fetch", "@next/swc-linux-x64-gnu", "tsx", "esbuild"]) {
+        expect(existsSync(join(out, "node_modules", tool)), tool).toBe(false);
+      }
+    });
+
+    it("'/' answers JSON with Vary: Accept, and HTML that no cache stores (Next sets every page's Vary itself)", async () => {
+      const json = await fx.get("/", { headers: { Accept: "application/json" } });
+      expect(json.status).toBe(200);
+      expect(json.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(json.headers.get("vary")?.toLowerCase().split(/\s*,\s*/)).toContain("accept");
+      // Next 16 replaces the Vary header of every App Router page (res.setHeader before
+      // rendering, after next.config headers and the proxy), so the HTML variant cannot
+      // name Accept here; it is never stored (no-store), so no cache can serve it for JSON.
+      const html = await fx.get("/", { headers: { Accept: "text/html" } });
+      expect(html.status).toBe(200);
+      expect(html.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(html.headers.get("cache-control")).toMatch(/no-store/);
+    });
+
+    it("limits free-key mints per forwarded client: the 6th from one client is 429, another client still mints", async () => {
+      const a = "203.0.113.7";
+      for (let i = 0; i < MINTS; i++) {
+        const r = await fx.get("/v1/free-key", from(a));
+        expect(r.status, await r.clone().text()).toBe(200);
+      }
+      const refused = await fx.get("/v1/free-key", from(a));
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      const other = await fx.get("/v1/free-key", from("203.0.113.8"));
+      expect(other.status, await other.clone().text()).toBe(200);
+    });
+  });
+}
