@@ -8,6 +8,7 @@
  * budget than the key's TTL passes `maxAgeMs` and skips older values.
  */
 import { env } from "@/lib/config/env";
+import { processState } from "@/lib/process-state";
 
 interface Entry {
   value: unknown;
@@ -21,7 +22,6 @@ export interface CacheOptions {
   maxAgeMs?: number;
 }
 
-const KEY = Symbol.for("echo.cache");
 interface Store {
   values: Map<string, Entry>;
   inflight: Map<string, Promise<unknown>>;
@@ -29,9 +29,7 @@ interface Store {
 const MAX_ENTRIES = 5000;
 
 function store(): Store {
-  const g = globalThis as { [KEY]?: Store };
-  g[KEY] ??= { values: new Map(), inflight: new Map() };
-  return g[KEY];
+  return processState<Store>("cache", () => ({ values: new Map(), inflight: new Map() }));
 }
 
 /**

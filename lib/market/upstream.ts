@@ -2,24 +2,38 @@
  * One client base for every upstream provider: configurable base URL and headers,
  * a timeout on every request, responses parsed with zod (a changed upstream format is
  * a clear `UpstreamError`, never a NaN downstream) and secrets redacted from messages.
- * (/health probes the providers itself: lib/http/health.ts.)
+ * A provider may name its own refusals (geo blocks, bans) and may bound bursts with a
+ * limiter: then a 429 pauses every caller for its `Retry-After` and the call is retried
+ * once. (/health probes the providers itself: lib/http/health.ts.)
  */
 import type { z } from "zod";
 import { env } from "@/lib/config/env";
 import { log } from "@/lib/log";
+import type { UpstreamLimiter } from "@/lib/market/limiter";
 
 export type UpstreamFailure = "timeout" | "network" | "http" | "rate_limited" | "parse" | "upstream_error";
+
+export interface UpstreamErrorDetail {
+  /** What the answer means for this provider, in words a caller can act on (no URL). */
+  note?: string;
+  /** The provider's Retry-After, in ms. */
+  retryAfterMs?: number;
+}
 
 export class UpstreamError extends Error {
   readonly provider: string;
   readonly kind: UpstreamFailure;
   readonly status?: number;
-  constructor(provider: string, kind: UpstreamFailure, message: string, status?: number) {
+  readonly note?: string;
+  readonly retryAfterMs?: number;
+  constructor(provider: string, kind: UpstreamFailure, message: string, status?: number, detail: UpstreamErrorDetail = {}) {
     super(`${provider}: ${message}`);
     this.name = "UpstreamError";
     this.provider = provider;
     this.kind = kind;
     this.status = status;
+    this.note = detail.note;
+    this.retryAfterMs = detail.retryAfterMs;
   }
 }
 
@@ -30,7 +44,26 @@ export interface Provider {
   headers?: () => Record<string, string>;
   /** Query parameters whose values are secrets (redacted in errors and logs). */
   secretParams?: string[];
+  /**
+   * Names a refusal this provider is known for (a geo block, an IP ban) from the status,
+   * the Retry-After and the start of the body; undefined leaves the plain "HTTP nnn".
+   */
+  describeRefusal?: (status: number, body: string, retryAfterMs: number | undefined) => string | undefined;
+  /** Bounds bursts to the provider; with it a 429 is retried once after its Retry-After. */
+  limiter?: () => UpstreamLimiter;
 }
+
+/** Retry-After as delta-seconds or an HTTP date, in ms from now; undefined when absent or invalid. */
+export function parseRetryAfter(value: string | null): number | undefined {
+  if (!value) return undefined;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isFinite(at) ? Math.max(0, at - Date.now()) : undefined;
+}
+
+/** Start of an error body a refusal is recognised by (CDN block pages are small). */
+const REFUSAL_BODY_CHARS = 2048;
 
 export type Query = Record<string, string | number | boolean | undefined | null>;
 
@@ -71,7 +104,11 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** GET (or POST) JSON from a provider and parse it with `schema`. */
+/**
+ * GET (or POST) JSON from a provider and parse it with `schema`. With a limiter the
+ * request waits for a slot and any Retry-After pause; a 429 pauses every caller for its
+ * Retry-After and is retried once (when the pause is within the limiter's bound).
+ */
 export async function fetchJson<S extends z.ZodType>(
   provider: Provider,
   path: string,
@@ -79,6 +116,35 @@ export async function fetchJson<S extends z.ZodType>(
   schema: S,
   opts: RequestOptions = {},
 ): Promise<z.infer<S>> {
+  const limiter = provider.limiter?.();
+  if (!limiter) return fetchOnce(provider, path, query, schema, opts);
+  const attempt = () => limiter.run(() => fetchOnce(provider, path, query, schema, opts));
+  try {
+    return await attempt();
+  } catch (err) {
+    // A note means the limiter already refused without a request: nothing to retry.
+    if (!(err instanceof UpstreamError) || err.kind !== "rate_limited" || err.status !== 429 || err.note) throw err;
+    const wait = err.retryAfterMs ?? limiter.opts.defaultWaitMs;
+    limiter.pause(wait);
+    if (wait > limiter.opts.maxWaitMs) {
+      const s = Math.ceil(wait / 1000);
+      throw new UpstreamError(provider.name, "rate_limited", `${err.message.replace(`${provider.name}: `, "")}; retry after ${s} s, not retried`, 429, {
+        note: `rate limited (HTTP 429), retry after ${s} s`,
+        retryAfterMs: wait,
+      });
+    }
+    try {
+      return await attempt();
+    } catch (again) {
+      if (!(again instanceof UpstreamError) || again.kind !== "rate_limited" || again.note) throw again;
+      limiter.pause(again.retryAfterMs ?? limiter.opts.defaultWaitMs);
+      const note = `rate limited (HTTP 429), still after one retry ${Math.round(wait / 100) / 10} s later`;
+      throw new UpstreamError(provider.name, "rate_limited", `${again.message.replace(`${provider.name}: `, "")}; ${note}`, 429, { note, retryAfterMs: again.retryAfterMs });
+    }
+  }
+}
+
+async function fetchOnce<S extends z.ZodType>(provider: Provider, path: string, query: Query, schema: S, opts: RequestOptions): Promise<z.infer<S>> {
   const url = buildUrl(provider, path, query);
   const where = redact(provider, url);
   const timeoutMs = opts.timeoutMs ?? env().UPSTREAM_TIMEOUT_MS;
@@ -105,9 +171,17 @@ export async function fetchJson<S extends z.ZodType>(
     return fail(provider, new UpstreamError(provider.name, kind, msg));
   }
   if (!res.ok) {
-    await res.body?.cancel().catch(() => undefined);
+    const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"));
+    let note: string | undefined;
+    if (provider.describeRefusal) {
+      const body = await res.text().then((t) => t.slice(0, REFUSAL_BODY_CHARS), () => "");
+      note = provider.describeRefusal(res.status, body, retryAfterMs);
+    } else {
+      await res.body?.cancel().catch(() => undefined);
+    }
     const kind: UpstreamFailure = res.status === 429 ? "rate_limited" : "http";
-    return fail(provider, new UpstreamError(provider.name, kind, `HTTP ${res.status} (${where})`, res.status));
+    const message = note ? `${note} (${where})` : `HTTP ${res.status} (${where})`;
+    return fail(provider, new UpstreamError(provider.name, kind, message, res.status, { note, retryAfterMs }));
   }
   let raw: unknown;
   try {

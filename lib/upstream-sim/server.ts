@@ -8,6 +8,9 @@
  * inject faults per provider: HTTP errors, malformed bodies, non-JSON, delays, hangs,
  * and lost answers (the request takes effect, then the answer is an error or never
  * comes: what a client sees when a gateway times out after the upstream acted).
+ * A provider can also be given a request budget per window, as keyless tiers have:
+ * past it the simulator answers 429 with `Retry-After` (the seconds left in the window)
+ * in the provider's own error format. It tracks the peak of concurrent requests too.
  * Control is in-process (the returned object) or over HTTP under `/__sim/`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -37,6 +40,14 @@ export interface SimProvider {
   envVar: string;
   /** Returns null for an unknown route (answered 404). */
   handle(req: SimRequest, world: World): SimResponse | null | Promise<SimResponse | null>;
+  /** The provider's own 429 body (a generic one when absent). */
+  rateLimitedBody?: unknown;
+}
+
+/** A request budget: at most `limit` requests per fixed window of `windowMs`, then 429. */
+export interface RateLimit {
+  limit: number;
+  windowMs: number;
 }
 
 /** Where a fault applies: paths starting with `pathPrefix`, requests with `method` (any when unset). */
@@ -47,7 +58,8 @@ interface FaultScope {
 
 export type Fault = FaultScope &
   (
-    | { mode: "error"; status?: number }
+    /** `body`/`headers` replay a provider's real refusal (e.g. a CDN's HTML block page). */
+    | { mode: "error"; status?: number; body?: unknown; headers?: Record<string, string> }
     | { mode: "malformed" }
     | { mode: "not_json" }
     | { mode: "hang" }
@@ -66,6 +78,10 @@ export interface Simulator {
   env: Record<string, string>;
   setFault(provider: string, fault: Fault | null): void;
   clearFaults(): void;
+  /** Budget per window for a provider (null removes it); cleared with the faults. */
+  setRateLimit(provider: string, limit: RateLimit | null): void;
+  /** Most requests a provider had in flight at once since the last reset. */
+  peakConcurrency(provider: string): number;
   /** Requests seen, keyed `provider path?sorted-query` (JSON-RPC: `provider rpc:method`). */
   counts(): Record<string, number>;
   /** Total requests for a provider (or all providers). */
@@ -126,6 +142,26 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
   const counts = new Map<string, number>();
   const totals = new Map<string, number>();
   const hanging = new Set<ServerResponse>();
+  const budgets = new Map<string, RateLimit & { windowStart: number; used: number }>();
+  const inFlight = new Map<string, number>();
+  const peaks = new Map<string, number>();
+  const setRateLimit = (provider: string, limit: RateLimit | null) =>
+    limit ? budgets.set(provider, { ...limit, windowStart: Number.NEGATIVE_INFINITY, used: 0 }) : budgets.delete(provider);
+  /** Seconds until the budget frees up, or null when this request is within it. Real clock: tests freeze Date. */
+  const overBudget = (provider: string): number | null => {
+    const b = budgets.get(provider);
+    if (!b) return null;
+    const now = performance.now();
+    if (now - b.windowStart >= b.windowMs) {
+      b.windowStart = now;
+      b.used = 0;
+    }
+    if (b.used < b.limit) {
+      b.used++;
+      return null;
+    }
+    return Math.max(1, Math.ceil((b.windowStart + b.windowMs - now) / 1000));
+  };
 
   const server = createServer((req, res) => {
     void (async () => {
@@ -144,6 +180,14 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       const key = resourceKey(provider.name, path, url.searchParams, body);
       counts.set(key, (counts.get(key) ?? 0) + 1);
       totals.set(provider.name, (totals.get(provider.name) ?? 0) + 1);
+      const flying = (inFlight.get(provider.name) ?? 0) + 1;
+      inFlight.set(provider.name, flying);
+      peaks.set(provider.name, Math.max(peaks.get(provider.name) ?? 0, flying));
+      res.on("close", () => inFlight.set(provider.name, (inFlight.get(provider.name) ?? 1) - 1));
+      const retryAfter = overBudget(provider.name);
+      if (retryAfter !== null) {
+        return send(res, 429, provider.rateLimitedBody ?? { error: "rate limited" }, { "Retry-After": String(retryAfter) });
+      }
 
       const fault = faults.get(provider.name);
       const applies =
@@ -153,7 +197,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
         res.on("close", () => hanging.delete(res));
       };
       if (fault && applies) {
-        if (fault.mode === "error") return send(res, fault.status ?? 500, { error: "simulated upstream failure" });
+        if (fault.mode === "error") return send(res, fault.status ?? 500, fault.body ?? { error: "simulated upstream failure" }, fault.headers);
         if (fault.mode === "not_json") return send(res, 200, "<html>simulated outage page</html>");
         if (fault.mode === "malformed") return send(res, 200, { unexpected: "simulated malformed response", data: [null] });
         if (fault.mode === "hang") return hang();
@@ -172,7 +216,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
   });
 
   async function control(req: IncomingMessage, res: ServerResponse, action: string): Promise<void> {
-    const body = (await readBody(req).catch(() => undefined)) as { provider?: string; fault?: Fault | null } | undefined;
+    const body = (await readBody(req).catch(() => undefined)) as { provider?: string; fault?: Fault | null; limit?: RateLimit | null } | undefined;
     if (action === "stats" && req.method === "GET") {
       return send(res, 200, { totals: Object.fromEntries(totals), counts: Object.fromEntries(counts) });
     }
@@ -180,11 +224,17 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       counts.clear();
       totals.clear();
       faults.clear();
+      budgets.clear();
+      peaks.clear();
       return send(res, 200, { ok: true });
     }
     if (action === "faults" && req.method === "POST" && body?.provider) {
       if (body.fault) faults.set(body.provider, body.fault);
       else faults.delete(body.provider);
+      return send(res, 200, { ok: true });
+    }
+    if (action === "rate-limit" && req.method === "POST" && body?.provider) {
+      setRateLimit(body.provider, body.limit ?? null);
       return send(res, 200, { ok: true });
     }
     send(res, 404, { error: "unknown control action" });
@@ -206,13 +256,19 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
     world,
     env: envVars,
     setFault: (provider, fault) => (fault ? faults.set(provider, fault) : faults.delete(provider)),
-    clearFaults: () => faults.clear(),
+    clearFaults: () => {
+      faults.clear();
+      budgets.clear();
+    },
+    setRateLimit,
+    peakConcurrency: (provider) => peaks.get(provider) ?? 0,
     counts: () => Object.fromEntries(counts),
     total: (provider) =>
       provider ? (totals.get(provider) ?? 0) : [...totals.values()].reduce((a, b) => a + b, 0),
     resetCounts: () => {
       counts.clear();
       totals.clear();
+      peaks.clear();
     },
     close: async () => {
       for (const r of hanging) r.destroy();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getBinance24h, getBinanceBookTicker, isGeoBlocked } from "@/lib/market/sources/binance";
+import { BINANCE_REFUSALS } from "@/lib/upstream-sim/providers/binance";
 import { useSimulator } from "../helpers/in-process";
 import { freezeTime, raw } from "../products/xlm/raw";
 
@@ -40,6 +41,37 @@ describe("binance adapter over HTTP against the simulator", () => {
     expect(err).toMatchObject({ name: "UpstreamError", provider: "binance", kind: "http", status: 451 });
     expect((err as Error).message).toMatch(/restricted location/);
     expect(isGeoBlocked(err)).toBe(true);
+  });
+
+  it("names CloudFront's region block (HTTP 403 page) as unavailable from this location", async () => {
+    sim().setFault("binance", BINANCE_REFUSALS.cloudfrontRegionBlock);
+    const err = await getBinance24h().catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: "UpstreamError", provider: "binance", kind: "http", status: 403 });
+    expect((err as { note: string }).note).toBe("unavailable from this server's location (HTTP 403: CloudFront blocks this region)");
+    expect(isGeoBlocked(err)).toBe(true);
+  });
+
+  it("names a WAF 403 as a firewall refusal, not a location block", async () => {
+    sim().setFault("binance", BINANCE_REFUSALS.wafBlock);
+    const err = await getBinanceBookTicker().catch((e: unknown) => e);
+    expect(err).toMatchObject({ kind: "http", status: 403 });
+    expect((err as { note: string }).note).toBe("refused by Binance's firewall (HTTP 403 from CloudFront: this server's IP or region is blocked)");
+    expect(isGeoBlocked(err)).toBe(false);
+  });
+
+  it("names HTTP 418 as an IP ban with its Retry-After", async () => {
+    sim().setFault("binance", BINANCE_REFUSALS.ipBan);
+    const err = await getBinanceBookTicker().catch((e: unknown) => e);
+    expect(err).toMatchObject({ kind: "http", status: 418, retryAfterMs: 120_000 });
+    expect((err as { note: string }).note).toBe("this server's IP is banned by Binance (HTTP 418, after repeated 429s; ban lifts in 120 s)");
+    expect((err as Error).message).not.toMatch(/http:\/\//); // no URL of ours in the reason
+    expect(isGeoBlocked(err)).toBe(false);
+  });
+
+  it("keeps the 451 restricted-location answer named with Binance's real body", async () => {
+    sim().setFault("binance", BINANCE_REFUSALS.restrictedLocation);
+    const err = await getBinance24h().catch((e: unknown) => e);
+    expect((err as { note: string }).note).toBe("unavailable from this server's location (HTTP 451 restricted location)");
   });
 
   it("maps Binance's {code,msg} 400 for an unknown symbol to an http error", async () => {

@@ -259,6 +259,14 @@ function statusFlag(v: unknown): boolean | null {
 }
 
 /**
+ * The soul-bound flag: live GoPlus answers spell it `non_transferable`, its SDK schema
+ * `none_transferable`. The live spelling wins when both carry a value.
+ */
+function nonTransferable(record: Record<string, unknown>): boolean | null {
+  return goplusFlag(record.non_transferable) ?? goplusFlag(record.none_transferable);
+}
+
+/**
  * Risk of a Solana SPL / Token-2022 mint from its GoPlus record.
  *
  * Points: non-transferable 50 · balances mutable by an authority 30 · freeze authority 25 ·
@@ -297,7 +305,7 @@ export function solanaTokenRisk(record: Record<string, unknown>): SolanaTokenRis
     metadataMutable: track("metadata_mutable", statusFlag(record.metadata_mutable)),
     transferFeeUpgradable: track("transfer_fee_upgradable", statusFlag(record.transfer_fee_upgradable)),
     transferHook: track("transfer_hook", hook),
-    nonTransferable: track("none_transferable", goplusFlag(record.none_transferable)),
+    nonTransferable: track("non_transferable", nonTransferable(record)),
     defaultAccountFrozen: track("default_account_state", defaultFrozen),
     highTransferFee: feePct === null ? null : feePct > HIGH_TAX_PCT,
   };

@@ -1,33 +1,38 @@
 /**
  * Binance spot public tickers (keyless, 6000 weight/min per IP). The quote currency is
- * USDT, not USD. Binance answers HTTP 451 ("restricted location") to US addresses,
- * including US cloud regions: that is reported as a clear "unavailable from this
- * location" error so callers list the venue as unavailable instead of failing.
+ * USDT, not USD. Binance refuses some servers outright, and each refusal is named so
+ * callers list the venue as unavailable with the reason instead of failing:
+ * - HTTP 451 "restricted location" (US addresses, including US cloud regions);
+ * - HTTP 403 from its CloudFront edge for blocked regions (an HTML page saying the
+ *   distribution blocks "your country"), or from its WAF for other firewall rules;
+ * - HTTP 418: this IP is banned (2 minutes to 3 days) for sending requests after 429s,
+ *   with Retry-After.
  */
 import { z } from "zod";
 import { env } from "@/lib/config/env";
 import { cached } from "@/lib/market/cache";
 import { fetchJson, UpstreamError, type Provider } from "@/lib/market/upstream";
+import { cdnRefusal, isLocationRefusal } from "@/lib/market/sources/venue-refusals";
 
-export const binance: Provider = { name: "binance", baseUrl: () => env().BINANCE_BASE_URL };
+const edge = cdnRefusal("Binance", "CloudFront");
+
+export const binance: Provider = {
+  name: "binance",
+  baseUrl: () => env().BINANCE_BASE_URL,
+  describeRefusal: (status, body, retryAfterMs) =>
+    status === 418
+      ? `this server's IP is banned by Binance (HTTP 418, after repeated 429s${retryAfterMs === undefined ? "" : `; ban lifts in ${Math.ceil(retryAfterMs / 1000)} s`})`
+      : edge(status, body, retryAfterMs),
+};
 
 const decimal = z.string().regex(/^-?\d+(\.\d+)?$/, "expected a decimal string").transform(Number);
 
-/** Binance refuses service to this server's location (HTTP 451). */
+/** Binance refuses service to this server's location (HTTP 451, or CloudFront's geo 403). */
 export function isGeoBlocked(err: unknown): boolean {
-  return err instanceof UpstreamError && err.provider === binance.name && err.status === 451;
+  return err instanceof UpstreamError && err.provider === binance.name && isLocationRefusal(err);
 }
 
-async function get<S extends z.ZodType>(path: string, symbol: string, schema: S): Promise<z.infer<S>> {
-  try {
-    return await fetchJson(binance, path, { symbol }, schema);
-  } catch (err) {
-    if (isGeoBlocked(err)) {
-      throw new UpstreamError(binance.name, "http", "unavailable from this server's location (HTTP 451 restricted location)", 451);
-    }
-    throw err;
-  }
-}
+const get = <S extends z.ZodType>(path: string, symbol: string, schema: S): Promise<z.infer<S>> => fetchJson(binance, path, { symbol }, schema);
 
 const BookTicker = z.object({
   symbol: z.string(),

@@ -6,9 +6,11 @@
 import { z } from "zod";
 import { env } from "@/lib/config/env";
 import { cached } from "@/lib/market/cache";
+import { cdnRefusal } from "@/lib/market/sources/venue-refusals";
 import { fetchJson, type Provider } from "@/lib/market/upstream";
 
-export const coinbase: Provider = { name: "coinbase", baseUrl: () => env().COINBASE_BASE_URL };
+/** Cloudflare fronts the API: a blocked region or IP gets its 403 page, named as such. */
+export const coinbase: Provider = { name: "coinbase", baseUrl: () => env().COINBASE_BASE_URL, describeRefusal: cdnRefusal("Coinbase", "Cloudflare") };
 
 const decimal = z.string().regex(/^\d+(\.\d+)?$/, "expected a decimal string").transform(Number);
 

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { env } from "@/lib/config/env";
 import { cached, type CacheOptions } from "@/lib/market/cache";
 import { fetchJson, type Provider } from "@/lib/market/upstream";
+import { sharedLimiter } from "@/lib/market/limiter";
 
 /** Host of CoinGecko's paid (Pro) API; the Demo and keyless tiers use api.coingecko.com. */
 export const COINGECKO_PRO_HOST = "pro-api.coingecko.com";
@@ -22,7 +23,16 @@ export function coingeckoKeyHeader(baseUrl: string, plan: "auto" | "demo" | "pro
   return pro ? "x-cg-pro-api-key" : "x-cg-demo-api-key";
 }
 
+/**
+ * One limiter for every CoinGecko call (this adapter and coingecko-extra share the
+ * provider): screens fan out to 10 `market_chart` calls at once and the keyless tier
+ * answers such bursts with 429. A Retry-After up to 5 s is waited out (1 s when the
+ * 429 names none) and the call retried once; a longer one fails the calls at once.
+ */
+export const COINGECKO_RETRY = { maxWaitMs: 5_000, defaultWaitMs: 1_000 } as const;
+
 export const coingecko: Provider = {
+  limiter: () => sharedLimiter({ provider: "coingecko", concurrency: () => env().COINGECKO_MAX_CONCURRENCY, ...COINGECKO_RETRY }),
   name: "coingecko",
   baseUrl: () => env().COINGECKO_BASE_URL,
   headers: (): Record<string, string> => {

@@ -8,6 +8,11 @@
  * records are passed on untouched for the risk scoring to interpret. `code` other than 1
  * is an upstream error (2 = partial data, 2004 = bad address, 4029 = rate limited ...).
  * A token GoPlus does not know answers `result: {}`: the adapter returns null.
+ *
+ * Solana spellings: live answers name the soul-bound flag `non_transferable` and key
+ * holder rows by `account`, while GoPlus's published SDK schema says `none_transferable`
+ * and `token_account`. Both spellings are declared here (the live one first) and the
+ * scorer reads the live one before the schema one.
  */
 import { z } from "zod";
 import { env } from "@/lib/config/env";
@@ -34,6 +39,9 @@ const str = z.string().optional();
 const Holder = z
   .object({
     address: str,
+    /** Solana, live answers. */
+    account: str,
+    /** Solana, GoPlus's SDK schema (older answers). */
     token_account: str,
     tag: z.string().nullable().optional(),
     is_contract: z.number().int().optional(),
@@ -109,6 +117,9 @@ const SolanaRecord = z
     transfer_hook_upgradable: AuthorityFlag,
     default_account_state_upgradable: AuthorityFlag,
     default_account_state: str,
+    /** Live spelling of the Token-2022 non-transferable (soul-bound) extension flag. */
+    non_transferable: flag,
+    /** The SDK schema's spelling of the same flag. */
     none_transferable: flag,
     transfer_fee: z
       .object({

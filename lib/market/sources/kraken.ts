@@ -7,9 +7,11 @@
 import { z } from "zod";
 import { env } from "@/lib/config/env";
 import { cached } from "@/lib/market/cache";
+import { cdnRefusal } from "@/lib/market/sources/venue-refusals";
 import { fetchJson, upstreamFailure, type Provider } from "@/lib/market/upstream";
 
-export const kraken: Provider = { name: "kraken", baseUrl: () => env().KRAKEN_BASE_URL };
+/** Cloudflare fronts the API: a blocked region or IP gets its 403 page, named as such. */
+export const kraken: Provider = { name: "kraken", baseUrl: () => env().KRAKEN_BASE_URL, describeRefusal: cdnRefusal("Kraken", "Cloudflare") };
 
 const decimal = z.string().regex(/^\d+(\.\d+)?$/, "expected a decimal string").transform(Number);
 const pair = z.tuple([decimal, decimal]);

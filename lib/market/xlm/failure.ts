@@ -16,9 +16,10 @@ function detail(err: UpstreamError): string {
     case "parse":
       return "unexpected response format";
     case "rate_limited":
-      return "rate limited (HTTP 429)";
+      return err.note ?? "rate limited (HTTP 429)";
     case "http":
-      return err.status === 451 ? "unavailable from this server's location (HTTP 451)" : `HTTP ${err.status ?? "error"}`;
+      // A provider's named refusal (geo block, firewall, IP ban) says more than the status.
+      return err.note ?? (err.status === 451 ? "unavailable from this server's location (HTTP 451)" : `HTTP ${err.status ?? "error"}`);
     case "upstream_error":
       return err.message.replace(`${err.provider}: `, "");
   }

@@ -188,7 +188,12 @@ async function paidPointers(): Promise<string> {
 
 /** Reduced snapshot for the free /v1/sample: score, label, price and a pointer to the paid data. */
 export async function sampleSnapshot(now: Date): Promise<SampleSnapshot> {
-  const [snap, pointers] = await Promise.all([xlmSnapshot(now), paidPointers()]);
+  return sampleFromSnapshot(await xlmSnapshot(now));
+}
+
+/** The /v1/sample reduction of a full snapshot. */
+export async function sampleFromSnapshot(snap: XlmSnapshot): Promise<SampleSnapshot> {
+  const pointers = await paidPointers();
   return {
     sentiment: snap.sentiment,
     label: snap.label,

@@ -1,7 +1,7 @@
 /**
  * Simulated CoinGecko v3: simple/price, coins/markets, coins/{id}/market_chart and
  * global, in the real wire format, including the keyless tier's refusals (more than
- * 365 days of history, `interval=hourly`).
+ * 365 days of history, `interval=hourly`) and, with a budget set, its 429 to bursts.
  */
 import { change24hPct, priceAt, volume24hUsd, type World } from "@/lib/upstream-sim/world";
 import type { SimProvider, SimResponse } from "@/lib/upstream-sim/server";
@@ -170,9 +170,21 @@ function global(world: World, now: number): SimResponse {
   };
 }
 
+/**
+ * The keyless tier's budget as CoinGecko states it (5 to 15 calls a minute, depending on
+ * global traffic), at its low end: `sim.setRateLimit("coingecko", COINGECKO_KEYLESS_BUDGET)`.
+ */
+export const COINGECKO_KEYLESS_BUDGET = { limit: 5, windowMs: 60_000 } as const;
+
 export const coingeckoSim: SimProvider = {
   name: "coingecko",
   envVar: "COINGECKO_BASE_URL",
+  rateLimitedBody: {
+    status: {
+      error_code: 429,
+      error_message: "You've exceeded the Rate Limit. Please visit https://www.coingecko.com/en/api/pricing to subscribe to our API plans for higher rate limits.",
+    },
+  },
   handle(req, world) {
     const p = req.path.replace(/\/+$/, "");
     if (p === "/api/v3/simple/price") return simplePrice(req.query, world, req.now);

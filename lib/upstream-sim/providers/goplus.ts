@@ -5,6 +5,8 @@
  * as GoPlus does), with unlocked LP and concentrated holders, or a hidden owner. About
  * one address in nine is unknown to GoPlus and answers `result: {}`. Flags are the
  * strings "1"/"0"; `is_locked`/`is_contract` are integers; percentages use 1 = 100 %.
+ * Solana records use the live spellings (`non_transferable`, holder rows keyed
+ * `account`), not the SDK schema's (`none_transferable`, `token_account`).
  */
 import { keccak256, toBytes } from "viem";
 import { hash32, type World } from "@/lib/upstream-sim/world";
@@ -63,12 +65,12 @@ function shares(key: string, total: number): number[] {
 
 const pct = (x: number) => x.toFixed(6);
 
-function holders(key: string, supply: number, top10: number, opts: { lpPool: string; creator: string; creatorShare: number; solana?: boolean }) {
+function holders(key: string, supply: number, top10: number, opts: { lpPool: string | null; creator: string; creatorShare: number; solana?: boolean }) {
   const s = shares(`${key}:holders`, top10);
   return s.map((share, i) => {
-    const isPool = i === 0;
+    const isPool = i === 0 && opts.lpPool !== null;
     const isCreator = i === 1 && opts.creatorShare > 0;
-    const address = isPool ? opts.lpPool : isCreator ? opts.creator : opts.solana ? b58Addr(`${key}:h${i}`) : hexAddr(`${key}:h${i}`);
+    const address = isPool ? opts.lpPool! : isCreator ? opts.creator : opts.solana ? b58Addr(`${key}:h${i}`) : hexAddr(`${key}:h${i}`);
     const balance = (supply * share).toFixed(6);
     const base = {
       balance,
@@ -76,7 +78,7 @@ function holders(key: string, supply: number, top10: number, opts: { lpPool: str
       is_locked: 0,
       tag: isPool ? (opts.solana ? "Raydium Authority V4" : "UniswapV2Pair") : "",
     };
-    return opts.solana ? { token_account: address, ...base } : { address, ...base, is_contract: isPool ? 1 : 0 };
+    return opts.solana ? { account: address, ...base } : { address, ...base, is_contract: isPool ? 1 : 0 };
   });
 }
 
@@ -87,7 +89,7 @@ function lpHolders(key: string, lpSupply: number, lockedShare: number, solana: b
     const burned = unit(`${key}:burn`) < 0.5;
     const addr = solana ? (burned ? "11111111111111111111111111111111" : b58Addr(`${key}:locker`)) : burned ? DEAD : hexAddr(`${key}:locker`);
     out.push({
-      ...(solana ? { token_account: addr } : { address: addr, is_contract: burned ? 0 : 1 }),
+      ...(solana ? { account: addr } : { address: addr, is_contract: burned ? 0 : 1 }),
       tag: burned ? "Null Address" : solana ? "Streamflow Locker" : "UNCX Network Security : Token Vesting",
       balance: (lpSupply * lockedShare).toFixed(9),
       percent: pct(lockedShare),
@@ -100,7 +102,7 @@ function lpHolders(key: string, lpSupply: number, lockedShare: number, solana: b
   parts.forEach((share, i) => {
     const addr = solana ? b58Addr(`${key}:lp${i}`) : hexAddr(`${key}:lp${i}`);
     out.push({
-      ...(solana ? { token_account: addr } : { address: addr, is_contract: 0, is_locked: 0 }),
+      ...(solana ? { account: addr } : { address: addr, is_contract: 0, is_locked: 0 }),
       tag: "",
       balance: (lpSupply * share).toFixed(9),
       percent: pct(share),
@@ -177,7 +179,8 @@ function evmRecord(world: World, chainId: string, address: string, profile: Excl
   return rec;
 }
 
-export type SolanaProfile = "unknown" | "trusted" | "clean" | "mint_authority" | "freeze_authority" | "transfer_fee" | "concentrated";
+/** `soul_bound`: a Token-2022 mint with the non-transferable extension (no pool, no market). */
+export type SolanaProfile = "unknown" | "trusted" | "clean" | "mint_authority" | "freeze_authority" | "transfer_fee" | "concentrated" | "soul_bound";
 const SOL_USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 
 /** Which kind of SPL token the simulator makes of `mint`. */
@@ -185,7 +188,7 @@ export function solanaProfile(world: World, mint: string): SolanaProfile {
   if (mint === SOL_USDC) return "trusted";
   const h = hash32(`${world.seed}:goplus:solana:${mint}`);
   if (h % 9 === 0) return "unknown";
-  const kinds: SolanaProfile[] = ["mint_authority", "freeze_authority", "transfer_fee", "concentrated"];
+  const kinds: SolanaProfile[] = ["mint_authority", "freeze_authority", "transfer_fee", "concentrated", "soul_bound"];
   return kinds[(h >>> 4) % 12] ?? "clean";
 }
 
@@ -200,9 +203,11 @@ function solanaRecord(world: World, mint: string, profile: Exclude<SolanaProfile
   const lockedShare = profile === "concentrated" ? 0 : 0.95 + r("lock") * 0.05;
   const lpSupply = 10 ** (4 + r("lps") * 4);
   const tvl = profile === "trusted" ? 3e7 : 10 ** (4 + r("tvl") * 3);
+  // Nobody can trade a non-transferable token: no pool, no LP, no DEX entry.
+  const pooled = profile !== "soul_bound";
   return {
     metadata: { name: names.name, symbol: names.symbol, description: "", uri: `https://ipfs.io/ipfs/Qm${b58Addr(`${key}:uri`).slice(0, 44)}` },
-    mintable: flag(profile === "mint_authority" || profile === "trusted", "mint"),
+    mintable: flag(profile === "mint_authority" || profile === "trusted" || profile === "soul_bound", "mint"),
     freezable: flag(profile === "freeze_authority" || profile === "trusted", "freeze"),
     closable: flag(false, "close"),
     balance_mutable_authority: flag(false, "bal"),
@@ -211,13 +216,13 @@ function solanaRecord(world: World, mint: string, profile: Exclude<SolanaProfile
     transfer_hook_upgradable: flag(false, "hookauth"),
     default_account_state_upgradable: flag(false, "dasauth"),
     default_account_state: "1",
-    none_transferable: "0",
+    non_transferable: profile === "soul_bound" ? "1" : "0",
     transfer_fee: profile === "transfer_fee" ? { current_fee_rate: { fee_rate: "0.05", maximum_fee: "1000000000" }, scheduled_fee_rate: [] } : {},
     transfer_hook: [],
     creators: [{ address: b58Addr(`${key}:creator`), malicious_address: 0 }],
-    holders: holders(key, supply, top10, { lpPool: b58Addr(`${key}:pool`), creator: b58Addr(`${key}:creator`), creatorShare: 0, solana: true }),
-    lp_holders: lpHolders(key, lpSupply, lockedShare, true),
-    dex: [
+    holders: holders(key, supply, top10, { lpPool: pooled ? b58Addr(`${key}:pool`) : null, creator: b58Addr(`${key}:creator`), creatorShare: 0, solana: true }),
+    lp_holders: pooled ? lpHolders(key, lpSupply, lockedShare, true) : [],
+    dex: !pooled ? [] : [
       {
         dex_name: "Raydium",
         id: b58Addr(`${key}:pool`),

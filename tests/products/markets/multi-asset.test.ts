@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { multiAsset } from "@/lib/catalog/products/markets/multi-asset";
 import { UnavailableError } from "@/lib/errors";
 import { SUPPORTED_TICKERS, TICKERS, type Ticker } from "@/lib/market/tickers";
+import { COINGECKO_KEYLESS_BUDGET } from "@/lib/upstream-sim/providers/coingecko";
 import { useSimulator } from "../../helpers/in-process";
 import { detailOf, freezeClock, rawCg, run } from "./helpers";
 
@@ -92,6 +93,15 @@ describe("GET /v1/multi-asset", () => {
     const out = await run<Out>(multiAsset, { tickers: "XLM-USD,DOGE-USD" });
     expect(out.assets.map((a) => a.ticker)).toEqual(["XLM-USD"]);
     expect(out.unavailable).toEqual([{ ticker: "DOGE-USD", reason: "coingecko timeout" }]);
+  });
+
+  it("ranks what it could load and names the rate-limited tickers when CoinGecko answers 429", async () => {
+    sim().setRateLimit("coingecko", COINGECKO_KEYLESS_BUDGET);
+    const out = await run<Out>(multiAsset);
+    expect(out.assets).toHaveLength(5);
+    expect(out.unavailable).toHaveLength(3);
+    for (const u of out.unavailable) expect(u.reason).toMatch(/^coingecko: rate limited \(HTTP 429\)/);
+    expect(out.assets.map((a) => a.rank)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it("is unavailable when every history fails", async () => {

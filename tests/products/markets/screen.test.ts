@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { screen } from "@/lib/catalog/products/markets/screen";
 import { UnavailableError } from "@/lib/errors";
 import { SUPPORTED_TICKERS } from "@/lib/market/tickers";
+import { COINGECKO_KEYLESS_BUDGET } from "@/lib/upstream-sim/providers/coingecko";
 import { useSimulator } from "../../helpers/in-process";
 import { detailOf, freezeClock, rawCg, run } from "./helpers";
 
@@ -131,6 +132,26 @@ describe("GET /v1/screen", () => {
     const out = await run<Out>(screen);
     expect(out.results.map((r) => r.ticker)).toEqual(["XLM-USD", "BTC-USD", "ETH-USD", "ADA-USD"]);
     expect(out.unavailable).toEqual([{ ticker: "SOL-USD", reason: "coingecko http (HTTP 500)" }]);
+  });
+
+  it("degrades to named unavailable tickers when CoinGecko's keyless budget (5 a minute) runs out", async () => {
+    sim().setRateLimit("coingecko", COINGECKO_KEYLESS_BUDGET);
+    const tickers = ["XLM-USD", "BTC-USD", "ETH-USD", "SOL-USD", "ADA-USD", "LINK-USD", "AVAX-USD", "DOGE-USD"];
+    const out = await run<Out>(screen, { tickers: tickers.join(",") });
+    expect(out.results).toHaveLength(5);
+    expect(out.unavailable).toHaveLength(3);
+    expect([...out.results.map((r) => r.ticker), ...out.unavailable.map((u) => u.ticker)].sort()).toEqual([...tickers].sort());
+    for (const u of out.unavailable) expect(u.reason).toMatch(/^coingecko: rate limited \(HTTP 429\), retry after (59|60) s$/);
+    // Retry-After (60 s) is beyond what a call waits: no retry, no request past the refusals.
+    expect(sim().total("coingecko")).toBe(8);
+  });
+
+  it("waits out a short Retry-After and completes the screen with one retry per refused ticker", async () => {
+    sim().setRateLimit("coingecko", { limit: 3, windowMs: 2_500 });
+    const out = await run<Out>(screen);
+    expect(out.results.map((r) => r.ticker)).toEqual(out.tickers);
+    expect(out.unavailable).toEqual([]);
+    expect(sim().total("coingecko")).toBe(7); // 3 served, 2 refused (Retry-After: 3) then served
   });
 
   it("is unavailable when every history fails", async () => {

@@ -8,6 +8,8 @@ import { arbOpportunities } from "@/lib/catalog/products/xlm/arb-opportunities";
 import { resetEnvForTests } from "@/lib/config/env";
 import { UnavailableError } from "@/lib/errors";
 import { clearCache } from "@/lib/market/cache";
+import { BINANCE_REFUSALS } from "@/lib/upstream-sim/providers/binance";
+import { cloudflareRefusals } from "@/lib/upstream-sim/providers/cdn-refusals";
 import { useSimulator } from "../../helpers/in-process";
 import { freezeTime, raw, rawBookXlm, type RawLevelXlm } from "./raw";
 
@@ -103,6 +105,20 @@ describe("GET /v1/arb-opportunities", () => {
     expect(out.unavailable).toHaveLength(1);
     expect(out.opportunities.map((l: any) => l.venue)).not.toContain("binance");
     expect(out.opportunities).toHaveLength(4);
+  });
+
+  it("names each venue's refusal: Binance's CloudFront region block and IP ban, Kraken's Cloudflare block", async () => {
+    sim().setFault("binance", BINANCE_REFUSALS.cloudfrontRegionBlock);
+    sim().setFault("kraken", cloudflareRefusals("api.kraken.com").countryBlock);
+    const out = await run();
+    expect(out.venues[0].error).toBe("kraken: unavailable from this server's location (HTTP 403: Cloudflare blocks this region)");
+    expect(out.venues[2].error).toBe("binance: unavailable from this server's location (HTTP 403: CloudFront blocks this region)");
+    expect(out.venues[1]).toMatchObject({ venue: "coinbase", status: "ok" });
+    sim().clearFaults();
+    clearCache();
+    sim().setFault("binance", BINANCE_REFUSALS.ipBan);
+    const banned = await run();
+    expect(banned.venues[2].error).toBe("binance: this server's IP is banned by Binance (HTTP 418, after repeated 429s; ban lifts in 120 s)");
   });
 
   it("is unavailable when every CEX is down, or when the SDEX book is down", async () => {

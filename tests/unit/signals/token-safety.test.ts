@@ -213,6 +213,27 @@ describe("solanaTokenRisk", () => {
     expect(r.verdict).toBe("likely_scam");
   });
 
+  it("soul-bound (live spelling `non_transferable`) with mint + freeze + mutable metadata → 100 likely_scam", () => {
+    const { none_transferable: _, ...live } = cleanSol;
+    const r = solanaTokenRisk({ ...live, non_transferable: "1", mintable: on, freezable: on, metadata_mutable: on });
+    expect(r.flags.nonTransferable).toBe(true);
+    expect(r.unknown).not.toContain("non_transferable");
+    expect(r.score).toBe(100); // 50 + 20 + 25 + 5
+    expect(r.verdict).toBe("likely_scam");
+    expect(r.reasons.join(" ")).toMatch(/non-transferable/);
+  });
+
+  it("reads both spellings of the soul-bound flag, the live one first", () => {
+    const { none_transferable: _, ...bare } = cleanSol;
+    expect(solanaTokenRisk({ ...bare, non_transferable: "1" }).flags.nonTransferable).toBe(true);
+    expect(solanaTokenRisk({ ...bare, none_transferable: "1" }).flags.nonTransferable).toBe(true);
+    expect(solanaTokenRisk({ ...bare, non_transferable: "0", none_transferable: "1" }).flags.nonTransferable).toBe(false);
+    expect(solanaTokenRisk({ ...bare, non_transferable: "", none_transferable: "1" }).flags.nonTransferable).toBe(true);
+    const neither = solanaTokenRisk(bare);
+    expect(neither.flags.nonTransferable).toBeNull();
+    expect(neither.unknown).toContain("non_transferable");
+  });
+
   it("trusted token (USDC: mint + freeze authority) is capped at 10", () => {
     const r = solanaTokenRisk({ ...cleanSol, mintable: on, freezable: on, trusted_token: 1 });
     expect(r.score).toBe(10); // 45 → 10
