@@ -15,6 +15,7 @@ import { db, getDbHandle } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { ReceiptInput } from "@/lib/access/receipts";
+import { accessLogInsert } from "@/lib/access/receipts";
 
 export interface PaymentLock {
   id: string;
@@ -56,10 +57,16 @@ export async function lockPayment(p: LockInput): Promise<PaymentLock> {
   throw new ApiError("payment_replayed", "This payment authorization has already been used (or is being used by a concurrent request). Sign a new one.");
 }
 
+/**
+ * A locked payment that holds a share of its payer's optimistic cap (reserveOptimistic):
+ * pending in every other respect (released, reclaimed and counted stale like "pending").
+ */
+const PENDING_OPTIMISTIC = "pending_optimistic";
+
 /** Forgets a pending payment whose call failed before settlement. */
 async function unlockPayment(lock: PaymentLock): Promise<void> {
   const prisma = await db();
-  await prisma.payment.deleteMany({ where: { id: lock.id, status: "pending" } });
+  await prisma.payment.deleteMany({ where: { id: lock.id, status: { in: ["pending", PENDING_OPTIMISTIC] } } });
 }
 
 /**
@@ -73,7 +80,7 @@ async function claimUnknownPayment(network: string, reference: string): Promise<
   const rows = await h.query<{ id: string; tx_hash: string | null }>(
     `UPDATE payments SET status = 'pending', updated_at = now()
       WHERE network = $1 AND reference = $2
-        AND (status = 'unknown' OR (status = 'pending' AND updated_at < now() - interval '10 minutes'))
+        AND (status = 'unknown' OR (status IN ('pending', '${PENDING_OPTIMISTIC}') AND updated_at < now() - interval '10 minutes'))
       RETURNING id, tx_hash`,
     [network, reference],
   );
@@ -82,22 +89,27 @@ async function claimUnknownPayment(network: string, reference: string): Promise<
 }
 
 const SETTLE_WITH_RECEIPT = `WITH u AS (
-    UPDATE payments SET status = 'settled', tx_hash = $2, payer = COALESCE($3, payer), error = NULL, updated_at = now()
+    UPDATE payments SET status = $9, tx_hash = $2, payer = COALESCE($3, payer), error = NULL, updated_at = now()
      WHERE id = $1
     RETURNING id
   )
-  INSERT INTO access_log (id, product, surface, credential_kind, amount_usd, payer, tx_hash, payment_id, status)
-  SELECT $4, $5, $6, $7, $8, $3, $2, u.id, 'charged' FROM u
-  RETURNING id`;
+  ${accessLogInsert({ id: "$4", product: "$5", surface: "$6", credential_kind: "$7", amount_usd: "$8", payer: "$3", tx_hash: "$2", payment_id: "u.id" }, "u")}`;
 
 /**
  * Records a settled payment and writes its receipt in one statement; returns the receipt
  * id. The money has moved by now: callers deliver the result even if this fails.
  */
-export async function recordSettlement(lock: PaymentLock, txHash: string, payer: string | null, receipt: Pick<ReceiptInput, "product" | "surface" | "credentialKind" | "amountUsd">): Promise<string> {
+export async function recordSettlement(
+  lock: PaymentLock,
+  txHash: string,
+  payer: string | null,
+  receipt: Pick<ReceiptInput, "product" | "surface" | "credentialKind" | "amountUsd">,
+  /** "broadcast": delivered in optimistic mode, its transfer not confirmed yet (see confirmBroadcast). */
+  status: "settled" | "broadcast" = "settled",
+): Promise<string> {
   const h = await getDbHandle();
   const id = randomUUID();
-  const rows = await h.query<{ id: string }>(SETTLE_WITH_RECEIPT, [lock.id, txHash, payer, id, receipt.product, receipt.surface, receipt.credentialKind, receipt.amountUsd ?? null]);
+  const rows = await h.query<{ id: string }>(SETTLE_WITH_RECEIPT, [lock.id, txHash, payer, id, receipt.product, receipt.surface, receipt.credentialKind, receipt.amountUsd ?? null, status]);
   if (rows.length !== 1) throw new Error(`payment row ${lock.id} not found`);
   return id;
 }
@@ -122,4 +134,66 @@ export async function markFailed(lock: PaymentLock, error: string): Promise<void
   await prisma.payment
     .update({ where: { id: lock.id }, data: { status: "failed", error: error.slice(0, 500) } })
     .catch((err: unknown) => log.error("payment.mark_failed", { paymentId: lock.id, status: "failed", message: (err as Error).message }));
+}
+
+/**
+ * The outcome of an optimistic payment, once known: its transfer was included
+ * ("settled"), or it failed after the data was delivered ("optimistic_failed": the payment
+ * row and the receipt say so, and the payer is refused optimistic service, see
+ * optimisticFailure).
+ */
+export async function confirmBroadcast(paymentId: string, outcome: { settled: true; txHash: string } | { settled: false; error: string }): Promise<void> {
+  const h = await getDbHandle();
+  if (outcome.settled) {
+    await h.query(`UPDATE payments SET status = 'settled', tx_hash = $2, updated_at = now() WHERE id = $1 AND status = 'broadcast'`, [paymentId, outcome.txHash]);
+    return;
+  }
+  await h.query(
+    `WITH u AS (UPDATE payments SET status = 'optimistic_failed', error = $2, updated_at = now() WHERE id = $1 AND status = 'broadcast' RETURNING id)
+     UPDATE access_log SET status = 'settlement_failed' WHERE payment_id IN (SELECT id FROM u)`,
+    [paymentId, outcome.error.slice(0, 500)],
+  );
+}
+
+/** The payer's optimistic value in flight: delivered and unconfirmed, or reserved by a call under way. */
+const UNCONFIRMED = `SELECT COALESCE(sum(amount_atomic), 0) FROM payments WHERE network = $2 AND lower(payer) = lower($3) AND status IN ('broadcast', '${PENDING_OPTIMISTIC}')`;
+
+const RESERVE = `UPDATE payments SET status = '${PENDING_OPTIMISTIC}', updated_at = now()
+  WHERE id = $1 AND status = 'pending' AND (${UNCONFIRMED}) + $4::bigint <= $5::bigint
+  RETURNING id`;
+
+/**
+ * Takes `amountAtomic` of the payer's optimistic cap for a locked payment, if the payer's
+ * value in flight (delivered unconfirmed, or reserved by concurrent calls on any instance)
+ * leaves room: true when reserved. The check and the reservation are one step per payer:
+ * on PostgreSQL under a transaction-scoped advisory lock on the payer (a plain statement
+ * would let concurrent calls each see the others' reservations missing), on PGlite one
+ * statement (its single connection runs statements one at a time).
+ */
+export async function reserveOptimistic(lock: PaymentLock, payer: string, amountAtomic: bigint, capAtomic: bigint): Promise<boolean> {
+  const h = await getDbHandle();
+  const params = [lock.id, lock.network, payer, amountAtomic.toString(), capAtomic.toString()];
+  if (h.mode === "pglite") return (await h.query(RESERVE, params)).length === 1;
+  return h.prisma.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, `optimistic:${lock.network}:${payer.toLowerCase()}`);
+    return (await tx.$queryRawUnsafe<Array<{ id: string }>>(RESERVE, ...params)).length === 1;
+  });
+}
+
+/**
+ * A payer's latest optimistic payment that failed after delivery, unless a payment of the
+ * payer has settled since (then it is in good standing again); null when none. Payers are
+ * compared case-blind: a settled row records the address as the settlement answered it
+ * (checksummed), a locked one in lower case.
+ */
+export async function optimisticFailure(network: string, payer: string): Promise<{ paymentId: string; txHash: string | null } | null> {
+  const h = await getDbHandle();
+  const rows = await h.query<{ id: string; tx_hash: string | null }>(
+    `SELECT id, tx_hash FROM payments f WHERE network = $1 AND lower(payer) = lower($2) AND status = 'optimistic_failed'
+        AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.network = $1 AND lower(p.payer) = lower($2) AND p.status = 'settled' AND p.updated_at > f.updated_at)
+      ORDER BY updated_at DESC LIMIT 1`,
+    [network, payer],
+  );
+  const r = rows[0];
+  return r ? { paymentId: r.id, txHash: r.tx_hash } : null;
 }

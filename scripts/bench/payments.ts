@@ -4,14 +4,17 @@
  *   bundle-token call, each as a ratio to a free-key call of the same cached product,
  *   one call at a time, the three kinds interleaved in the same run;
  * - ledger throughput: credits consumed per second under 100 concurrent callers on one
- *   bundle, embedded (PGlite) and PostgreSQL.
+ *   bundle, embedded (PGlite) and PostgreSQL;
+ * - settlement on real block times (interval mining): served ratio of 40 concurrent
+ *   payments on two instances sharing one key vs one instance, and paid p50 in confirmed
+ *   and optimistic mode against a free-key p50, at 2 s and 200 ms blocks.
  */
 import { randomBytes } from "node:crypto";
 import { startSimulator, type Simulator } from "@/lib/upstream-sim/server";
 import { startChain, type Chain } from "../../tests/helpers/chain";
 import { startService, type Service } from "../../tests/helpers/service";
 import { signAuthorization, v2Header } from "../../tests/helpers/payments";
-import { hasPostgres, POSTGRES_URL } from "../../tests/helpers/services";
+import { hasPostgres, hasRedis, POSTGRES_URL, REDIS_URL } from "../../tests/helpers/services";
 import { load, report } from "./load";
 import { BENCH_SECONDS } from "./core";
 
@@ -97,6 +100,7 @@ export async function paymentsBench(): Promise<void> {
     } finally {
       await svc.stop();
     }
+    await settlementBench(chain, sim);
     if (await hasPostgres()) {
       const pg = await paymentService(chain, sim, { DATABASE_URL: `${POSTGRES_URL}?schema=bench_${randomBytes(4).toString("hex")}` });
       try {
@@ -122,4 +126,75 @@ async function ledgerThroughput(mode: string, svc: Service, bundle: string): Pro
   report(`ledger_${mode}_ok_responses`, r.statuses[200] ?? 0);
   report(`ledger_${mode}_credits_consumed`, before - after);
   report(`ledger_${mode}_p99_ms`, r.p99);
+}
+
+const signedHeaders = async (svc: Service, chain: Chain, n: number, path = PRODUCT): Promise<string[]> => {
+  const req = JSON.parse(Buffer.from((await fetch(`${svc.url}${path}`)).headers.get("payment-required")!, "base64").toString()).accepts[0];
+  return Promise.all(Array.from({ length: n }, async () => v2Header(req, await signAuthorization(chain.accounts[1]!, { to: req.payTo, value: BigInt(req.amount) }))));
+};
+
+/** 40 concurrent payments split over `svcs`: how many were served. */
+async function servedOf(svcs: Service[], chain: Chain): Promise<number> {
+  const headers = await signedHeaders(svcs[0]!, chain, 40);
+  const statuses = await Promise.all(headers.map((h, i) => fetch(`${svcs[i % svcs.length]!.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": h } }).then(async (r) => (await r.arrayBuffer(), r.status))));
+  return statuses.filter((s) => s === 200).length;
+}
+
+async function settlementBench(chain: Chain, sim: Simulator): Promise<void> {
+  if (!(await hasPostgres()) || !(await hasRedis())) {
+    report("settlement_served_ratio_2_vs_1", "skipped (PostgreSQL and Redis needed)");
+    return;
+  }
+  const shared = { DATABASE_URL: `${POSTGRES_URL}?schema=bench_settle_${randomBytes(4).toString("hex")}`, REDIS_URL, REDIS_KEY_PREFIX: `bench-${randomBytes(4).toString("hex")}` };
+  try {
+    await chain.setIntervalMining(2000);
+    const one = await paymentService(chain, sim, shared);
+    const two = await paymentService(chain, sim, shared);
+    try {
+      const single = await servedOf([one], chain);
+      const double = await servedOf([one, two], chain);
+      report("settlement_served_1_instance", single);
+      report("settlement_served_2_instances", double);
+      report("settlement_served_ratio_2_vs_1", double / single);
+    } finally {
+      await two.stop();
+      await one.stop();
+    }
+    const confirmed = await paymentService(chain, sim, { ...shared, X402_OPTIMISTIC_MAX_USD: "0" });
+    const optimistic = await paymentService(chain, sim, { ...shared, X402_OPTIMISTIC_MAX_USD: "0.01", X402_OPTIMISTIC_PAYER_CAP_USD: "1000" });
+    try {
+      const key = (await (await fetch(`${confirmed.url}/v1/free-key`)).json()).api_key as string;
+      for (const blockMs of [2000, 200]) {
+        await chain.setIntervalMining(blockMs);
+        // The wait for the next block is uniform over the interval: the median of 16 samples at
+        // 2 s blocks moved by ±250 ms between runs, so take more.
+        const n = blockMs === 2000 ? 40 : 60;
+        const conf = await signedHeaders(confirmed, chain, n + 2);
+        const opt = await signedHeaders(optimistic, chain, n + 2);
+        const keyLat: number[] = [];
+        const confLat: number[] = [];
+        const optLat: number[] = [];
+        await timed(2, (i) => fetch(`${confirmed.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": conf[i]! } }));
+        await timed(2, (i) => fetch(`${optimistic.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": opt[i]! } }));
+        for (let i = 2; i < n + 2; i++) {
+          keyLat.push(...(await timed(1, () => fetch(`${confirmed.url}${PRODUCT}`, { headers: { "X-Api-Key": key } }))));
+          confLat.push(...(await timed(1, () => fetch(`${confirmed.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": conf[i]! } }))));
+          optLat.push(...(await timed(1, () => fetch(`${optimistic.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": opt[i]! } }))));
+          // Start each confirmed payment at a random point of the block, as real callers do.
+          await new Promise((r) => setTimeout(r, Math.random() * blockMs));
+        }
+        const k50 = percentile(keyLat, 50);
+        report(`settlement_${blockMs}ms_blocks_key_p50_ms`, k50);
+        report(`settlement_${blockMs}ms_blocks_confirmed_p50_ms`, percentile(confLat, 50));
+        report(`settlement_${blockMs}ms_blocks_confirmed_p50_target_ms`, blockMs / 2 + 50);
+        report(`settlement_${blockMs}ms_blocks_optimistic_p50_ms`, percentile(optLat, 50));
+        report(`settlement_${blockMs}ms_blocks_optimistic_vs_key_p50_ratio`, percentile(optLat, 50) / k50);
+      }
+    } finally {
+      await optimistic.stop();
+      await confirmed.stop();
+    }
+  } finally {
+    await chain.setIntervalMining(0);
+  }
 }

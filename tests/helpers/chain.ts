@@ -73,6 +73,10 @@ export interface Chain {
   publicClient: ReturnType<typeof createPublicClient>;
   usdcBalance(addr: Address): Promise<bigint>;
   mintUsdc(to: Address, amount: bigint): Promise<void>;
+  /** A raw JSON-RPC call to the node (hardhat_* / evm_* test methods included). */
+  rpc(method: string, params: unknown[]): Promise<unknown>;
+  /** Real block times: automine off, one block every `ms` (0 goes back to automine). */
+  setIntervalMining(ms: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -123,6 +127,11 @@ export async function startChain(): Promise<Chain> {
     mintUsdc: async (to, amount) => {
       const hash = await minter.writeContract({ address: BASE_USDC, abi: usdcAbi, functionName: "mint", args: [to, amount] });
       await publicClient.waitForTransactionReceipt({ hash });
+    },
+    rpc,
+    setIntervalMining: async (ms) => {
+      await rpc("evm_setAutomine", [ms === 0]);
+      await rpc("evm_setIntervalMining", [ms]);
     },
     stop: async () => {
       if (child.exitCode === null) {

@@ -11,49 +11,14 @@
  *   taken over after 10 minutes, and refused as in use before that;
  * - an RPC node that refuses JSON-RPC batches still gets the settlement, sent alone.
  */
-import http from "node:http";
 import { randomBytes } from "node:crypto";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { startChain, type Chain } from "../helpers/chain";
 import { startFixture, type Fixture } from "../helpers/fixture";
 import { decodeB64Json, requirementFrom, signAuthorization, v2Header, type Requirement } from "../helpers/payments";
 import { hasPostgres, POSTGRES_URL } from "../helpers/services";
-
-type Fault = "none" | "hang-after-send" | "drop-send";
-
-/** A loopback JSON-RPC proxy to the chain; `fault` applies to the next eth_sendRawTransaction only. */
-async function rpcProxy(target: string) {
-  const state = { fault: "none" as Fault, sends: 0, refuseBatches: false, refusedBatches: 0 };
-  const server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks).toString("utf8");
-    if (state.refuseBatches && body.trimStart().startsWith("[")) {
-      // Like providers that do not take batches: one error object, nothing executed.
-      state.refusedBatches++;
-      return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch requests are not supported" } }));
-    }
-    const isSend = /"eth_sendRawTransaction"/.test(body);
-    const fault = isSend ? state.fault : "none";
-    if (isSend) {
-      state.sends++;
-      state.fault = "none";
-    }
-    if (fault === "drop-send") return; // never forwarded, never answered
-    const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
-    const text = await upstream.text();
-    if (fault === "hang-after-send") return; // forwarded (and mined), answer lost
-    res.writeHead(upstream.status, { "content-type": "application/json" }).end(text);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    state,
-    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
-  };
-}
+import { rpcProxy } from "../helpers/rpc-proxy";
 
 const ADMIN = `admin-${randomBytes(12).toString("hex")}`;
 const usePg = await hasPostgres();

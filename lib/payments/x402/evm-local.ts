@@ -24,6 +24,7 @@ import { eip3009ABI } from "@x402/evm";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { CheckedSettle, CheckedVerify } from "@/lib/payments/x402/facilitator-call";
 import { evmChainId, TRANSFER_WITH_AUTHORIZATION_TYPES } from "@/lib/payments/x402/eip3009";
+import { isNonceConflict } from "@/lib/payments/x402/nonces";
 
 interface Eip3009 {
   signature: Hex;
@@ -38,6 +39,24 @@ export class SettlementUnknownError extends Error {
   ) {
     super(message);
     this.name = "SettlementUnknownError";
+  }
+}
+
+/**
+ * Why a settlement failed on the service's side (its key, nonce, gas, RPC node), never
+ * because of the payment: the payer keeps an authorization that can be presented again.
+ */
+export type OurSettlementReason = "rpc_unreachable" | "nonce_unavailable" | "nonce_conflict" | "transaction_refused" | "transaction_reverted";
+
+/** The settlement transaction was definitely not sent (or sent and refused for a reason of ours): nothing moved. */
+export class NotSentError extends Error {
+  constructor(
+    message: string,
+    readonly reason: OurSettlementReason,
+    cause?: unknown,
+  ) {
+    super(message, { cause });
+    this.name = "NotSentError";
   }
 }
 
@@ -166,6 +185,8 @@ export interface LocalChain {
   /** Sends a contract call; the receipt when the node already has it, else null. */
   submit(a: { address: Hex; abi: unknown; functionName: string; args: readonly unknown[] }): Promise<{ hash: Hex; receipt: Receipt | null }>;
   waitForTransactionReceipt(a: { hash: Hex; timeout: number }): Promise<Receipt>;
+  /** Runs the call on the chain's latest state: true when it succeeds, false when it reverts, null without an answer. */
+  simulate(a: { address: Hex; abi: unknown; functionName: string; args: readonly unknown[] }): Promise<boolean | null>;
 }
 
 const transferEvent = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
@@ -182,7 +203,14 @@ function transferred(logs: Log[], asset: Hex, a: Eip3009["authorization"]): bool
  * the payment must take the official path instead. Throws SettlementUnknownError when the
  * transaction may have been broadcast but its receipt was not obtained.
  */
-export async function settleVerified(chain: LocalChain, payload: PaymentPayload, req: PaymentRequirements, timeoutMs: number): Promise<CheckedSettle | null> {
+export async function settleVerified(
+  chain: LocalChain,
+  payload: PaymentPayload,
+  req: PaymentRequirements,
+  timeoutMs: number,
+  /** false: return as soon as the node accepted the transaction (optimistic mode); `broadcast` is then true unless it was already included. */
+  wait = true,
+): Promise<(CheckedSettle & { broadcast?: boolean }) | null> {
   const p = eip3009Of(payload);
   if (!isPlainEcdsa(p.signature)) return null;
   const a = p.authorization;
@@ -192,31 +220,64 @@ export async function settleVerified(chain: LocalChain, payload: PaymentPayload,
     return { ...base, success: false, transaction: "", errorReason: "invalid_exact_evm_payload_authorization_valid_before" };
   }
   const asset = getAddress(req.asset);
+  const call = { address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: transferArgs(p) } as const;
   let tx: Hex;
   let receipt: Receipt | null;
   try {
-    ({ hash: tx, receipt } = await chain.submit({ address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: transferArgs(p) }));
+    ({ hash: tx, receipt } = await chain.submit(call));
   } catch (err) {
+    if (err instanceof NotSentError) throw err;
     const message = firstLine(err);
+    // Without an answer the transaction may have been sent.
+    if (noAnswer(err)) throw new SettlementUnknownError(`the settlement transaction may have been sent (${message})`, null);
     // The node answered with an error: it refused the transaction (or, in automine mode,
-    // mined it reverted); either way no transfer. Without an answer it may have been sent.
-    if (!noAnswer(err)) return { ...base, success: false, transaction: "", errorReason: "invalid_exact_evm_transaction_failed", errorMessage: message };
-    throw new SettlementUnknownError(`the settlement transaction may have been sent (${message})`, null);
+    // mined it reverted); either way no transfer. Whose fault it is, the chain tells.
+    if (isNonceConflict(message)) throw new NotSentError(`the settlement transaction kept meeting nonce conflicts (${message})`, "nonce_conflict", err);
+    await blamePayer(chain, call, "transaction_refused", message);
+    return { ...base, success: false, transaction: "", errorReason: "invalid_exact_evm_transaction_failed", errorMessage: message };
   }
+  if (!receipt && !wait) return { ...base, success: true, transaction: tx, broadcast: true };
+  return confirmSubmitted(chain, payload, req, tx, receipt, timeoutMs);
+}
+
+/**
+ * The outcome of a submitted settlement transaction: waits for its receipt (unless given)
+ * and checks the transfer. Throws SettlementUnknownError without a receipt, NotSentError
+ * when it reverted although the transfer still simulates (ours).
+ */
+export async function confirmSubmitted(chain: LocalChain, payload: PaymentPayload, req: PaymentRequirements, tx: Hex, receipt: Receipt | null, timeoutMs: number): Promise<CheckedSettle> {
+  const a = eip3009Of(payload).authorization;
+  const base = { network: req.network, payer: a.from };
+  const asset = getAddress(req.asset);
+  const call = { address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: transferArgs(eip3009Of(payload)) } as const;
   try {
     receipt ??= await chain.waitForTransactionReceipt({ hash: tx, timeout: timeoutMs });
   } catch (err) {
     throw new SettlementUnknownError(`no receipt for settlement transaction ${tx} (${firstLine(err)})`, tx);
   }
-  if (receipt.status !== "success") return { ...base, success: false, transaction: tx, errorReason: "invalid_exact_evm_transaction_failed" };
+  if (receipt.status !== "success") {
+    await blamePayer(chain, call, "transaction_reverted", `settlement transaction ${tx} reverted`);
+    return { ...base, success: false, transaction: tx, errorReason: "invalid_exact_evm_transaction_failed" };
+  }
   if (!transferred(receipt.logs, asset, a)) return { ...base, success: false, transaction: tx, errorReason: "invalid_exact_evm_transfer_event_mismatch" };
   return { ...base, success: true, transaction: tx };
+}
+
+/**
+ * After a refused or reverted settlement (nothing moved): when the same transfer still
+ * simulates successfully, the payment is fine and the failure was ours (gas, fees, the
+ * key's funds, the node), so NotSentError is thrown and the payer keeps the authorization.
+ * Returns when the payment itself fails (funds moved away, authorization used or expired).
+ */
+async function blamePayer(chain: LocalChain, call: Parameters<LocalChain["simulate"]>[0], reason: OurSettlementReason, message: string): Promise<void> {
+  const ok = await chain.simulate(call).catch(() => null);
+  if (ok !== false) throw new NotSentError(`the settlement failed on the service's side (${message})`, ok === null ? "rpc_unreachable" : reason);
 }
 
 const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split("\n")[0]!;
 
 /** True when the error chain shows the node never answered (timeout, connection or HTTP failure). */
-function noAnswer(err: unknown): boolean {
+export function noAnswer(err: unknown): boolean {
   for (let e = err as { name?: string; cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++) {
     if (["TimeoutError", "HttpRequestError", "SocketClosedError", "WebSocketRequestError", "AbortError"].includes(e.name ?? "")) return true;
   }

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import type { FacilitatorClient } from "@x402/core/server";
 import { env } from "@/lib/config/env";
+import { log } from "@/lib/log";
 
 export class FacilitatorError extends Error {
   constructor(message: string) {
@@ -69,7 +70,17 @@ export async function askFacilitator<T>(
     raw = await timed(what, Promise.resolve(client).then(run));
   } catch (err) {
     raw = verdictOf(err, network);
-    if (raw === undefined) throw err instanceof FacilitatorError ? err : new FacilitatorError(`${what} failed: ${(err as Error).message}`);
+    if (raw === undefined) {
+      if (err instanceof FacilitatorError) throw err;
+      const message = String((err as Error)?.message ?? err);
+      const refused = /\((401|403)\)/.exec(message);
+      if (refused) {
+        // Our credentials, not the payment: the operator has to act, the payer only retries later.
+        log.error("facilitator.auth_refused", { operation: what, network, status: Number(refused[1]), hint: "check FACILITATOR_AUTH_HEADERS" });
+        throw new FacilitatorError(`the payment facilitator refused this service's credentials (HTTP ${refused[1]})`);
+      }
+      throw new FacilitatorError(`${what} failed: ${message}`);
+    }
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw new FacilitatorError(`facilitator ${what} answer has an unexpected format`);

@@ -1,13 +1,14 @@
 /**
  * The facilitator that verifies and settles x402 payments: a remote one when
- * FACILITATOR_URL is set, otherwise an in-process `x402Facilitator` whose signature
+ * FACILITATOR_URL or CDP keys are set (lib/payments/x402/remote.ts), otherwise an in-process `x402Facilitator` whose signature
  * checks run locally and whose settlements are sent with FACILITATOR_PRIVATE_KEY to
  * SETTLEMENT_RPC_URL (default BASE_RPC_URL). Calls go through askFacilitator (timeouts,
  * zod-checked answers).
  */
 import { createPublicClient, createWalletClient, encodeFunctionData, formatTransactionReceipt, hexToBytes, http, keccak256, publicActions, serializeTransaction, type Abi, type Hex, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { HTTPFacilitatorClient, type FacilitatorClient } from "@x402/core/server";
+import type { FacilitatorClient } from "@x402/core/server";
+import { remoteFacilitatorClient } from "@/lib/payments/x402/remote";
 import { x402Facilitator } from "@x402/core/facilitator";
 import { registerExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { toFacilitatorEvmSigner } from "@x402/evm";
@@ -15,8 +16,14 @@ import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { env } from "@/lib/config/env";
 import { evmChainId } from "@/lib/payments/x402/eip3009";
 import { askFacilitator, FacilitatorError, SettleAnswer, VerifyAnswer, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
+import { gapWait, GAP_WAIT_MS, isNonceConflict, isNonceGap, SharedNonces } from "@/lib/payments/x402/nonces";
+import { awaitInclusion, BlockClock } from "@/lib/payments/x402/inclusion";
 import {
+  NotSentError,
+  SettlementUnknownError,
+  noAnswer,
   authorizationOutcome,
+  confirmSubmitted,
   settleVerified,
   signDigest,
   verifyLocally,
@@ -43,7 +50,8 @@ interface Built {
 
 function buildClient(): Built | null {
   const cfg = env();
-  if (cfg.FACILITATOR_URL) return { client: new HTTPFacilitatorClient({ url: cfg.FACILITATOR_URL }), local: null };
+  const remote = remoteFacilitatorClient();
+  if (remote) return { client: remote, local: null };
   if (!cfg.FACILITATOR_PRIVATE_KEY) return null;
   const rpc = cfg.SETTLEMENT_RPC_URL ?? cfg.BASE_RPC_URL;
   const id = evmChainId(cfg.X402_NETWORK);
@@ -64,11 +72,15 @@ function buildClient(): Built | null {
     settle: (p, r) => facilitator.settle(p, r),
     getSupported: async () => facilitator.getSupported(),
   } as FacilitatorClient;
-  const s = signer as unknown as { submit: LocalChain["submit"]; getCode: Local["getCode"] };
+  const s = signer as unknown as { submit: LocalChain["submit"]; getCode: Local["getCode"]; awaitReceipt: LocalChain["waitForTransactionReceipt"] };
   return {
     client,
     local: {
-      chain: { submit: (a) => s.submit(a), waitForTransactionReceipt: (a) => wallet.waitForTransactionReceipt(a) as never },
+      chain: {
+        submit: (a) => s.submit(a),
+        waitForTransactionReceipt: (a) => s.awaitReceipt(a) as never,
+        simulate: (a) => wallet.readContract(a as never).then(() => true, (err: unknown) => (noAnswer(err) ? null : false)),
+      },
       read: (a) => wallet.readContract(a as never),
       getCode: (a) => s.getCode(a),
       verified: new VerifiedPayments(),
@@ -81,8 +93,9 @@ function buildClient(): Built | null {
  * - bytecode is remembered: a contract's for good (contracts do not disappear), an empty
  *   account's for 60 s (it may get code later; the facilitator's on-chain simulation of
  *   each authorization stays the final check either way);
- * - nonces come from a local sequence (this process is the only sender for the key),
- *   re-read from the chain after any failed send;
+ * - nonces are taken from the counter every instance shares (SharedNonces: the database
+ *   and the chain's pending nonce); a nonce conflict (another instance or sender used it)
+ *   takes a new one and signs again, a few times, and is never the payer's problem;
  * - the gas limit of a contract call is estimated once and reused with a 50 % margin:
  *   the verification simulated the very same call moments before;
  * - fee estimates are reused for two seconds;
@@ -101,26 +114,40 @@ function fasterSigner(
   const code = new Map<string, { value: `0x${string}` | undefined; until: number }>();
   const gasLimits = new Map<string, bigint>();
   let fees: { at: number; v: Promise<Record<string, bigint>> } | null = null;
-  let nextNonce: Promise<number> | null = null;
   let batches = true;
+  /** Whether the node has EIP-7966's eth_sendRawTransactionSync (null until the first send asks). */
+  let sync: boolean | null = null;
+  const clock = new BlockClock();
+  const nonces = new SharedNonces(`${node.chainId}:${address.toLowerCase()}`, async () => {
+    const [pending, latest] = await Promise.all([
+      wallet.getTransactionCount({ address, blockTag: "pending" }),
+      wallet.getTransactionCount({ address, blockTag: "latest" }),
+    ]);
+    return { pending, latest };
+  });
 
   const currentFees = () => {
     if (!fees || Date.now() - fees.at > 2000) {
       const v: Promise<Record<string, bigint>> = wallet.estimateFeesPerGas().then(
         (f): Record<string, bigint> =>
           f.maxFeePerGas !== undefined && f.maxPriorityFeePerGas !== undefined ? { maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas } : {},
-        (): Record<string, bigint> => ({}),
+        (err: unknown): Record<string, bigint> => {
+          // A chain without EIP-1559 fees answers with an error too; a node that did not answer is ours to retry.
+          if (noAnswer(err)) throw new NotSentError(`fees could not be read (${firstLine(err)})`, "rpc_unreachable", err);
+          return {};
+        },
       );
       fees = { at: Date.now(), v };
+      v.catch(() => (fees = null));
       return v;
     }
     return fees.v;
   };
-  const takeNonce = (): Promise<number> => {
-    const current = nextNonce ?? wallet.getTransactionCount({ address, blockTag: "pending" });
-    nextNonce = current.then((n) => n + 1);
-    return current;
-  };
+  /** Takes a nonce; anything failing before the send is ours and nothing was sent. */
+  const takeNonce = (fresh: boolean): Promise<number> =>
+    nonces.take(fresh).catch((err: unknown) => {
+      throw new NotSentError(`no transaction nonce could be allocated (${firstLine(err)})`, "nonce_unavailable", err);
+    });
   const gasFor = async (a: Record<string, unknown>): Promise<bigint> => {
     const key = `${String(a.address).toLowerCase()}:${String(a.functionName)}:${Array.isArray(a.args) ? a.args.length : 0}`;
     const known = gasLimits.get(key);
@@ -133,17 +160,65 @@ function fasterSigner(
 
   const writeContract = async (a: Record<string, unknown>): Promise<`0x${string}`> => {
     const [f, gas] = await Promise.all([currentFees(), a.gas ? Promise.resolve(a.gas as bigint) : gasFor(a)]);
-    const nonce = await takeNonce();
-    try {
-      return await base.writeContract({ ...f, gas, nonce, ...a });
-    } catch (err) {
-      nextNonce = null; // re-read from the chain: the failed transaction may or may not have been broadcast
-      throw err;
+    for (let attempt = 0; ; attempt++) {
+      const nonce = await takeNonce(attempt > 0);
+      const gapUntil = Date.now() + Math.min(GAP_WAIT_MS, node.timeoutMs);
+      try {
+        for (let gap = 0; ; gap++) {
+          try {
+            return await base.writeContract({ ...f, gas, nonce, ...a });
+          } catch (err) {
+            // A lower nonce is still on its way: the same nonce, a moment later.
+            if (isNonceGap(String((err as Error)?.message)) && Date.now() < gapUntil) await gapWait(gap);
+            else throw err;
+          }
+        }
+      } catch (err) {
+        if (isNonceConflict(String((err as Error)?.message)) && attempt < NONCE_ATTEMPTS) continue;
+        // Not sent, or maybe not: the nonce is handed out again (harmless if it was used).
+        await nonces.giveBack(nonce).catch(() => undefined);
+        throw err;
+      }
     }
+  };
+
+  /**
+   * Sends with eth_sendRawTransactionSync (EIP-7966: the node answers once the transaction
+   * is included, with its receipt), asked once per process: null when the node does not
+   * have the method (nothing was sent), else the answers in `submit`'s [send, receipt] shape.
+   */
+  const sendSync = async (raw: Hex, hash: Hex): Promise<RpcAnswer[] | null> => {
+    const waitMs = Math.max(1000, node.timeoutMs - 1000);
+    const [res] = (await rpcCalls(node.rpcUrl, node.timeoutMs, [["eth_sendRawTransactionSync", [raw, waitMs]]]))!;
+    // Concurrent first sends all ask: any "no such method" answer settles it, and only a
+    // real answer (a receipt, or code 4) proves the method exists.
+    if (res!.error && /not (supported|found|available|implemented)|does not exist|unsupported|unknown method/i.test(res!.error.message)) {
+      sync = false;
+      return null;
+    }
+    if (!res!.error || res!.error.code === 4) sync = true;
+    // Code 4: accepted but not included within the wait; the caller looks for the receipt.
+    if (res!.error?.code === 4) return [{ id: 0, result: hash }, { id: 1 }];
+    return [res!, { id: 1, result: res!.result }];
+  };
+
+  /** One look for a receipt, with the head's number for the block clock. */
+  const look = async (hash: Hex) => {
+    const calls: Array<[string, unknown[]]> = [
+      ["eth_getTransactionReceipt", [hash]],
+      ["eth_blockNumber", []],
+    ];
+    const answers = batches
+      ? ((await rpcCalls(node.rpcUrl, node.timeoutMs, calls)) ?? ((batches = false), null))
+      : null;
+    const [r, h] = answers ?? (await Promise.all(calls.map(async (c) => (await rpcCalls(node.rpcUrl, node.timeoutMs, [c]))![0]!)));
+    if (r!.error) throw new RpcAnswerError(r!.error.message, r!.error.code);
+    return { receipt: r!.result ? formatTransactionReceipt(r!.result as never) : null, head: typeof h?.result === "string" ? Number(h.result) : null };
   };
 
   return {
     ...base,
+    awaitReceipt: (a: { hash: Hex; timeout: number }) => awaitInclusion(clock, () => look(a.hash), a.timeout),
     getCode: async (a: { address: `0x${string}` }) => {
       const k = a.address.toLowerCase();
       const hit = code.get(k);
@@ -161,36 +236,63 @@ function fasterSigner(
      * was refused, or mined reverted); no answer throws the transport's error.
      */
     submit: async (a: { address: Hex; abi: unknown; functionName: string; args: readonly unknown[] }) => {
-      const [f, gas] = await Promise.all([currentFees(), gasFor(a)]);
+      const [f, gas] = await Promise.all([currentFees(), gasFor(a)]).catch((err: unknown) => {
+        throw err instanceof NotSentError ? err : new NotSentError(`the settlement could not be prepared (${firstLine(err)})`, noAnswer(err) ? "rpc_unreachable" : "transaction_refused", err);
+      });
       if (f.maxFeePerGas === undefined || f.maxPriorityFeePerGas === undefined) {
         // A chain without EIP-1559 fees: let viem prepare the legacy transaction.
         return { hash: await writeContract(a), receipt: null };
       }
-      const nonce = await takeNonce();
-      try {
-        const data = encodeFunctionData({ abi: a.abi as Abi, functionName: a.functionName, args: a.args as unknown[] });
+      const data = encodeFunctionData({ abi: a.abi as Abi, functionName: a.functionName, args: a.args as unknown[] });
+      for (let attempt = 0; ; attempt++) {
+        const nonce = await takeNonce(attempt > 0);
         const tx = { type: "eip1559", chainId: node.chainId, to: a.address, data, gas, nonce, maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas } as const;
         const raw = serializeTransaction(tx, signDigest(keccak256(serializeTransaction(tx)), node.privateKey));
         const hash = keccak256(raw);
         const send: [string, unknown[]] = ["eth_sendRawTransaction", [raw]];
-        let answers = batches ? await rpcCalls(node.rpcUrl, node.timeoutMs, [send, ["eth_getTransactionReceipt", [hash]]]) : null;
-        if (!answers) {
-          // The node does not take batches (it answered the batch with one error): send alone.
-          batches = false;
-          answers = await rpcCalls(node.rpcUrl, node.timeoutMs, [send]);
-          if (!answers) throw Object.assign(new Error("the RPC node answered with something other than JSON-RPC"), { name: "HttpRequestError" });
+        let answers: RpcAnswer[] | null = null;
+        const gapUntil = Date.now() + Math.min(GAP_WAIT_MS, node.timeoutMs);
+        for (let gap = 0; ; gap++) {
+          answers = null;
+          try {
+            if (sync !== false) answers = await sendSync(raw, hash);
+            if (!answers) answers = batches ? await rpcCalls(node.rpcUrl, node.timeoutMs, [send, ["eth_getTransactionReceipt", [hash]]]) : null;
+            if (!answers) {
+              // The node does not take batches (it answered the batch with one error): send alone.
+              batches = false;
+              answers = await rpcCalls(node.rpcUrl, node.timeoutMs, [send]);
+              if (!answers) throw Object.assign(new Error("the RPC node answered with something other than JSON-RPC"), { name: "HttpRequestError" });
+            }
+          } catch (err) {
+            // Never reached the node, or no answer: the nonce may be a gap, so it is handed out
+            // again (a second transaction on it is refused if this one did arrive).
+            await nonces.giveBack(nonce).catch(() => undefined);
+            throw err;
+          }
+          // A lower nonce of ours is still on its way (a node that does not queue refuses
+          // this one meanwhile): send the same transaction again a moment later.
+          const refusal = answers[0]!.error?.message;
+          if (refusal && isNonceGap(refusal) && Date.now() < gapUntil) await gapWait(gap);
+          else break;
         }
-        const [sent, got] = answers;
-        if (sent!.error) throw new RpcAnswerError(sent!.error.message, sent!.error.code);
+        const [sent, got] = answers!;
+        if (sent!.error) {
+          // Used by another sender (or a gap that did not close): take a new one.
+          if (isNonceConflict(sent!.error.message) && attempt < NONCE_ATTEMPTS) continue;
+          if (!isNonceConflict(sent!.error.message)) await nonces.giveBack(nonce).catch(() => undefined);
+          throw new RpcAnswerError(sent!.error.message, sent!.error.code);
+        }
         const receipt = got?.result ? formatTransactionReceipt(got.result as never) : null;
         return { hash, receipt };
-      } catch (err) {
-        nextNonce = null; // re-read from the chain: the transaction may or may not have been broadcast
-        throw err;
       }
     },
   } as unknown as Parameters<typeof registerExactEvmScheme>[1]["signer"];
 }
+
+/** How many times a settlement takes a new nonce after a nonce conflict before giving up (as our failure). */
+const NONCE_ATTEMPTS = 5;
+
+const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split("\n")[0]!;
 
 /** A JSON-RPC error answer: the node received the request and refused it. */
 class RpcAnswerError extends Error {
@@ -222,8 +324,10 @@ async function rpcCalls(url: string, timeoutMs: number, calls: Array<[string, un
     });
     answers = await res.json();
   } catch (err) {
-    const e = err as Error;
+    const e = err as Error & { cause?: { code?: string } };
     if (e.name === "TimeoutError") throw e;
+    // A refused connection carried nothing: certainly not sent.
+    if (e.cause?.code === "ECONNREFUSED") throw new NotSentError(`the RPC node is unreachable (${e.cause.code})`, "rpc_unreachable", err);
     throw Object.assign(new Error(`the RPC node did not answer (${e.message})`), { name: "HttpRequestError" });
   }
   if (requests.length === 1) answers = [answers];
@@ -277,7 +381,53 @@ export async function settleWithFacilitator(payload: PaymentPayload, req: Paymen
     const direct = await settleVerified(local.chain, payload, req, env().PAYMENT_TIMEOUT_MS);
     if (direct) return direct;
   }
-  return askFacilitator("settle", SettleAnswer, client, (f) => f.settle(payload, req), req.network);
+  return settleRemotely(client, payload, req);
+}
+
+/** A facilitator's "broadcast, not final yet" answer (x402 from 2.24: `settlement_pending` with the transaction). */
+const isPending = (s: CheckedSettle) => !s.success && s.errorReason === "settlement_pending" && !!s.transaction;
+
+/**
+ * Settles through the facilitator client as the x402 resource server does from 2.24 on: a
+ * `settlement_pending` answer carrying the broadcast transaction is asked once more with
+ * the identical payment (the facilitator reconciles it against that transaction, it never
+ * sends a second one). Still pending: the outcome is unknown, so the payment row keeps the
+ * transaction (SettlementUnknownError → "unknown") and the same payment presented again
+ * is answered from the chain, served once.
+ */
+async function settleRemotely(client: FacilitatorClient, payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle> {
+  const ask = () => askFacilitator("settle", SettleAnswer, client, (f) => f.settle(payload, req), req.network);
+  const first = await ask();
+  if (!isPending(first)) return first;
+  const second = await ask();
+  if (!isPending(second)) return second;
+  throw new SettlementUnknownError(`the facilitator reports the settlement still pending (transaction ${second.transaction})`, second.transaction as Hex);
+}
+
+/**
+ * Optimistic mode: settles like settleWithFacilitator but answers once the node accepted
+ * the transfer (`broadcast: true`, confirm it with confirmBroadcastOnChain), for a payment
+ * this process verified locally; any other payment is settled and confirmed as usual.
+ */
+export async function broadcastWithFacilitator(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle & { broadcast?: boolean }> {
+  const { client, local } = builtOrThrow();
+  if (local?.verified.take(payload, req)) {
+    const sent = await settleVerified(local.chain, payload, req, env().PAYMENT_TIMEOUT_MS, false);
+    if (sent) return sent;
+  }
+  return settleRemotely(client, payload, req);
+}
+
+/** Waits for a broadcast settlement (broadcastWithFacilitator) to be included and checks its transfer. */
+export async function confirmBroadcastOnChain(payload: PaymentPayload, req: PaymentRequirements, tx: string): Promise<CheckedSettle> {
+  const { local } = builtOrThrow();
+  if (!local) throw new FacilitatorError("no in-process facilitator");
+  return confirmSubmitted(local.chain, payload, req, tx as Hex, null, env().PAYMENT_TIMEOUT_MS);
+}
+
+/** Whether this instance settles EVM payments itself (optimistic mode needs it). */
+export function settlesInProcess(): boolean {
+  return !!built()?.local;
 }
 
 const READER = Symbol.for("echo.x402.reader");

@@ -18,8 +18,9 @@ import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { AuthorizedPayment, ReceiptFields } from "@/lib/payments/types";
 import { lockPayment, markFailed, markUnknown, recordSettlement, releaseLock, type LockInput, type PaymentLock } from "@/lib/payments/ledger";
 import { FacilitatorError, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
-import { SettlementUnknownError } from "@/lib/payments/x402/evm-local";
-import { receiptHeaders } from "@/lib/payments/x402/receipt";
+import { NotSentError, SettlementUnknownError } from "@/lib/payments/x402/evm-local";
+import { broadcastWithFacilitator } from "@/lib/payments/x402/facilitator";
+import { confirmLater, settlementMode } from "@/lib/payments/x402/optimistic";
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
 
@@ -45,11 +46,28 @@ export function unavailable(message: string): ApiError {
   return new ApiError("service_unavailable", message, { headers: { "Retry-After": "10" }, extra: { retry_after: 10 } });
 }
 
-function pending(lockId: string, detail: string): ApiError {
+/**
+ * Whose side a settlement failure is on, in every such error's body (`fault`, `reason`)
+ * so logs and clients can tell them apart: `service` (our key, nonce, gas or RPC node:
+ * the payment stays usable), `unknown` (the outcome could not be learned yet) or `payer`
+ * (the payment itself fails).
+ */
+export type SettlementFault = "service" | "unknown" | "payer";
+
+function pending(lockId: string, detail: string, reason = "outcome_unknown"): ApiError {
   return new ApiError(
     "settlement_pending",
     `The settlement of this payment did not complete in time (${detail}); the transfer may still happen. The data was not delivered. Send the same request with the same payment again in a few seconds: you will get the result if the payment settled, or a definite answer if it did not. Payment id ${lockId}.`,
-    { headers: { "Retry-After": "5" }, extra: { retry_after: 5, payment_id: lockId } },
+    { headers: { "Retry-After": "5" }, extra: { retry_after: 5, payment_id: lockId, reason, fault: "unknown" satisfies SettlementFault } },
+  );
+}
+
+/** Our side failed before any funds moved: the same payment can be sent again as it is. */
+function deferred(lockId: string, err: NotSentError): ApiError {
+  return new ApiError(
+    "settlement_pending",
+    `The service could not settle this payment right now (${err.message}). No funds moved and the data was not delivered; your authorization is still valid: send the same request with the same payment again in a few seconds. Payment id ${lockId}.`,
+    { headers: { "Retry-After": "5" }, extra: { retry_after: 5, payment_id: lockId, reason: err.reason, fault: "service" satisfies SettlementFault } },
   );
 }
 
@@ -94,20 +112,35 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
     await releaseLock(lock);
     throw new ApiError("payment_invalid", o.refusal?.(v) ?? `The payment was refused: ${v.invalidReason ?? "invalid"}.`);
   }
+  let mode: "optimistic" | "confirmed";
+  try {
+    mode = await settlementMode(o.req, o.payer, lock);
+  } catch (err) {
+    await releaseLock(lock);
+    throw err;
+  }
+  if (mode === "optimistic") return grant(o, lock, () => broadcastWithFacilitator(o.payload, o.req));
   return grant(o, lock, () => o.settle(o.payload, o.req));
 }
 
-function grant(o: HoldInput, lock: PaymentLock, settle: () => Promise<CheckedSettle>): AuthorizedPayment {
+function grant(o: HoldInput, lock: PaymentLock, settle: () => Promise<CheckedSettle & { broadcast?: boolean }>): AuthorizedPayment {
   return {
     kind: "x402",
     paymentId: lock.id,
     payer: o.payer,
     release: () => releaseLock(lock),
     settle: async (receipt: ReceiptFields) => {
-      let s: CheckedSettle;
+      let s: CheckedSettle & { broadcast?: boolean };
       try {
         s = await settle();
       } catch (err) {
+        if (err instanceof NotSentError) {
+          // Nothing moved: the row is dropped (or, taken over, left claimable) and the
+          // authorization stays usable.
+          await releaseLock(lock).catch((e: unknown) => log.error("payment.release_failed", { paymentId: lock.id, message: (e as Error).message }));
+          log.warn("payment.settle_deferred", { paymentId: lock.id, network: o.req.network, reason: err.reason, message: err.message });
+          throw deferred(lock.id, err);
+        }
         const e = err as Error;
         const tx = err instanceof SettlementUnknownError ? err.transaction : null;
         await markUnknown(lock, e.message, tx);
@@ -128,21 +161,26 @@ function grant(o: HoldInput, lock: PaymentLock, settle: () => Promise<CheckedSet
         } else {
           await markFailed(lock, s.errorReason ?? "settlement failed");
           const sent = s.transaction ? ` Transaction ${s.transaction} was sent and reverted; no funds moved.` : " Nothing was charged.";
-          throw new ApiError("settlement_failed", `The payment could not be settled: ${o.settleRefusal?.(s) ?? s.errorReason ?? "unknown reason"}.${sent}`);
+          throw new ApiError("settlement_failed", `The payment could not be settled: ${o.settleRefusal?.(s) ?? s.errorReason ?? "unknown reason"}.${sent}`, {
+            extra: { reason: s.errorReason ?? "settlement_failed", fault: "payer" satisfies SettlementFault },
+          });
         }
       }
       const who = s.payer || o.payer;
       let receiptId: string | null = null;
       try {
-        receiptId = await recordSettlement(lock, s.transaction, who, { ...receipt, credentialKind: "x402" });
+        receiptId = await recordSettlement(lock, s.transaction, who, { ...receipt, credentialKind: "x402" }, s.broadcast ? "broadcast" : "settled");
       } catch (err) {
         // The payer has paid: deliver, and leave the evidence in the log.
         log.error("payment.record_failed", { paymentId: lock.id, network: s.network, transaction: s.transaction, message: (err as Error).message });
       }
+      // Optimistic mode: delivered now, the transfer is confirmed after the response.
+      if (s.broadcast) confirmLater(lock.id, o.payload, o.req, s.transaction);
       return {
         txHash: s.transaction,
         receiptId,
-        headers: { ...receiptHeaders({ transaction: s.transaction, network: s.network, payer: who }), ...(receiptId ? { "X-Receipt-Id": receiptId } : {}) },
+        response: { success: true, transaction: s.transaction, network: s.network, payer: who },
+        settlement: s.broadcast ? "optimistic" : "confirmed",
       };
     },
   };

@@ -1,0 +1,80 @@
+/**
+ * Optimistic settlement for micro-prices (EVM, in-process facilitator): a call priced at
+ * most X402_OPTIMISTIC_MAX_USD is delivered once its payment is verified (signature,
+ * window, amount, and the transfer simulated on chain) and the transfer is broadcast; the
+ * transfer is confirmed after the response (Next's `after()`, so serverless platforms
+ * keep the function alive for it).
+ *
+ * The risk is bounded: a payer's unconfirmed value across instances stays under
+ * X402_OPTIMISTIC_PAYER_CAP_USD (beyond it calls settle in confirmed mode), and a payer
+ * whose transfer fails after delivery (it moved its funds away meanwhile) has the failure
+ * on the payment and its receipt, and is refused optimistic calls until a payment of its
+ * settles (confirmed mode: a call priced above the cap, or a bundle).
+ */
+import { after } from "next/server";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { env } from "@/lib/config/env";
+import { ApiError } from "@/lib/errors";
+import { log } from "@/lib/log";
+import { confirmBroadcast, optimisticFailure, reserveOptimistic, type PaymentLock } from "@/lib/payments/ledger";
+import { evmChainId } from "@/lib/payments/x402/eip3009";
+import { confirmBroadcastOnChain, evmAuthorizationOutcome, settlesInProcess } from "@/lib/payments/x402/facilitator";
+
+/** USDC has 6 decimals: the caps in its base units. */
+const toAtomic = (usd: number) => BigInt(Math.round(usd * 1_000_000));
+
+/**
+ * How this payment settles: "optimistic" or "confirmed". Optimistic takes the price from
+ * the payer's cap (reserveOptimistic: one step across instances, so concurrent calls never
+ * exceed it together). Throws a 402 (reason `optimistic_refused`, fault `payer`) for a
+ * payer whose earlier optimistic payment failed.
+ */
+export async function settlementMode(req: PaymentRequirements, payer: string | null, lock: PaymentLock): Promise<"optimistic" | "confirmed"> {
+  const cfg = env();
+  const amount = BigInt(req.amount);
+  if (lock.reclaimed || !payer || amount > toAtomic(cfg.X402_OPTIMISTIC_MAX_USD) || evmChainId(req.network) === null || !settlesInProcess()) return "confirmed";
+  const failed = await optimisticFailure(req.network, payer);
+  if (failed) {
+    throw new ApiError(
+      "payment_invalid",
+      `Optimistic settlement is refused for payer ${payer}: its payment ${failed.paymentId}${failed.txHash ? ` (transaction ${failed.txHash})` : ""} was delivered but its transfer failed on chain. Calls priced up to $${cfg.X402_OPTIMISTIC_MAX_USD} are open to this payer again once one of its payments settles in confirmed mode (a call priced above that, or a bundle). Nothing was charged for this call.`,
+      { extra: { reason: "optimistic_refused", fault: "payer", failed_payment_id: failed.paymentId } },
+    );
+  }
+  return (await reserveOptimistic(lock, payer, amount, toAtomic(cfg.X402_OPTIMISTIC_PAYER_CAP_USD))) ? "optimistic" : "confirmed";
+}
+
+/** Runs `task` after the response is sent (Next's after()); outside a request, just in the background. */
+function afterResponse(task: () => Promise<void>): void {
+  try {
+    after(task);
+  } catch {
+    void task();
+  }
+}
+
+/** Confirms a broadcast optimistic payment after the response and records its outcome. */
+export function confirmLater(paymentId: string, payload: PaymentPayload, req: PaymentRequirements, tx: string): void {
+  afterResponse(async () => {
+    try {
+      let s = await confirmBroadcastOnChain(payload, req, tx).catch(async (err: unknown) => {
+        // No receipt (or ours to retry): the chain says whether the authorization was used.
+        const out = await evmAuthorizationOutcome(payload, req);
+        if (out.kind === "transferred") return { success: true, transaction: out.transaction ?? tx, network: req.network };
+        if (out.kind === "unused") throw err; // may still be included: stays unconfirmed, logged below
+        return { success: false, transaction: tx, network: req.network, errorReason: "authorization_cancelled" };
+      });
+      if (!s.success) {
+        const out = await evmAuthorizationOutcome(payload, req).catch(() => null);
+        if (out?.kind === "transferred") s = { ...s, success: true, transaction: out.transaction ?? tx };
+      }
+      if (s.success) await confirmBroadcast(paymentId, { settled: true, txHash: s.transaction });
+      else {
+        await confirmBroadcast(paymentId, { settled: false, error: s.errorReason ?? "transfer failed" });
+        log.warn("payment.optimistic_failed", { paymentId, network: req.network, transaction: tx, reason: s.errorReason ?? "transfer_failed", fault: "payer" });
+      }
+    } catch (err) {
+      log.error("payment.optimistic_unconfirmed", { paymentId, network: req.network, transaction: tx, message: (err as Error).message });
+    }
+  });
+}

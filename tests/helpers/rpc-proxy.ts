@@ -1,0 +1,84 @@
+/**
+ * A loopback JSON-RPC proxy in front of the test chain that can fail like a real node:
+ * `fault` applies to the next eth_sendRawTransaction only ("hang-after-send": forwarded
+ * and mined, answer lost; "drop-send": never forwarded, never answered; "down-at-settle":
+ * from the facilitator's first nonce read or send on, every connection is cut until
+ * `down` is set back to false; "reorder-sends": the next two sends reach the node
+ * higher nonce first, the lower one only once the higher one was answered, as when two
+ * settlements race on the wire), and `refuseBatches` answers batches like providers that
+ * do not take them. `gapRefusals` counts the node's "nonce too high" answers.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { parseTransaction, type Hex } from "viem";
+
+export type Fault = "none" | "hang-after-send" | "drop-send" | "down-at-settle" | "reorder-sends";
+
+/** The nonce of the transaction a request sends (a single call or a batch). */
+function sentNonce(body: string): number {
+  const calls = [JSON.parse(body)].flat() as Array<{ method: string; params: unknown[] }>;
+  const send = calls.find((c) => c.method === "eth_sendRawTransaction")!;
+  return parseTransaction(send.params[0] as Hex).nonce ?? 0;
+}
+
+export async function rpcProxy(target: string) {
+  const state = { fault: "none" as Fault, sends: 0, refuseBatches: false, refusedBatches: 0, down: false, gapRefusals: 0 };
+  /** The first send of a "reorder-sends" pair, waiting for the second. */
+  let held: { nonce: number; go: () => void; answered: Promise<void> } | null = null;
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString("utf8");
+    if (state.fault === "down-at-settle" && /"eth_getTransactionCount"|"eth_sendRawTransaction"/.test(body)) {
+      state.fault = "none";
+      state.down = true;
+    }
+    if (state.down) return void req.socket.destroy();
+    if (state.refuseBatches && body.trimStart().startsWith("[")) {
+      // Like providers that do not take batches: one error object, nothing executed.
+      state.refusedBatches++;
+      return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch requests are not supported" } }));
+    }
+    const isSend = /"eth_sendRawTransaction"/.test(body);
+    let fault = isSend ? state.fault : "none";
+    let answered = () => {};
+    if (isSend) {
+      state.sends++;
+      if (fault === "reorder-sends" && !held) {
+        // The first of the pair waits for the second (at most 10 s).
+        let go = () => {};
+        const turn = new Promise<void>((r) => (go = r));
+        const done = new Promise<void>((r) => (answered = r));
+        held = { nonce: sentNonce(body), go, answered: done };
+        const timer = setTimeout(go, 10_000);
+        await turn;
+        clearTimeout(timer);
+        held = null;
+      } else if (fault === "reorder-sends" && held) {
+        const first = held;
+        state.fault = "none";
+        if (sentNonce(body) < first.nonce) {
+          first.go(); // the higher nonce goes first; this one once it was answered
+          await first.answered;
+        } else {
+          const release = first.go;
+          answered = release; // the held lower one goes once this one was answered
+        }
+      } else state.fault = "none";
+      fault = fault === "reorder-sends" ? "none" : fault;
+    }
+    if (fault === "drop-send") return; // never forwarded, never answered
+    const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const text = await upstream.text();
+    if (/nonce too high/i.test(text)) state.gapRefusals++;
+    answered();
+    if (fault === "hang-after-send") return; // forwarded (and mined), answer lost
+    res.writeHead(upstream.status, { "content-type": "application/json" }).end(text);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    state,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}

@@ -1,0 +1,240 @@
+/**
+ * Settlement with several instances on real block times: two service processes on one
+ * PostgreSQL schema, one Redis and one facilitator key, a Hardhat chain mining a block
+ * every second (interval mining, so transactions wait in the mempool as on Base), reached
+ * through a JSON-RPC proxy that can go down. The key's nonces come from the shared
+ * store: no payment is refused because the other instance (or another sender) used a
+ * nonce, and a failure on the service's side leaves the payment usable.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWalletClient, http, parseAbi, parseGwei, type Address, type Hex } from "viem";
+import pg from "pg";
+import { startSimulator, type Simulator } from "@/lib/upstream-sim/server";
+import { startService, type Service } from "../helpers/service";
+import { BASE_USDC, localBase, startChain, type Chain } from "../helpers/chain";
+import { decodeB64Json, requirementFrom, signAuthorization, v2Header, type Requirement } from "../helpers/payments";
+import { hasPostgres, hasRedis, POSTGRES_URL, REDIS_URL } from "../helpers/services";
+import { rpcProxy } from "../helpers/rpc-proxy";
+
+const up = (await hasPostgres()) && (await hasRedis());
+if (!up && process.env.REQUIRE_SERVICES === "1") throw new Error("PostgreSQL and Redis are required (REQUIRE_SERVICES=1) but not reachable");
+
+const PRICE = 10_000n; // /v1/fng, $0.01
+const schema = `settle_scale_${randomBytes(5).toString("hex")}`;
+
+describe.skipIf(!up)("settlement across two instances on real block times", () => {
+  let sim: Simulator;
+  let chain: Chain;
+  let proxy: Awaited<ReturnType<typeof rpcProxy>>;
+  let a: Service;
+  let b: Service;
+  let req: Requirement;
+  const payer = () => chain.accounts[1]!;
+  const payment = async () => v2Header(req, await signAuthorization(payer(), { to: req.payTo as Address, value: BigInt(req.amount) }));
+  const paid = (svc: Service, header: string) => fetch(`${svc.url}/v1/fng`, { headers: { "PAYMENT-SIGNATURE": header } });
+  const txOf = (res: Response) => decodeB64Json<{ success: boolean; transaction: Hex }>(res.headers.get("payment-response")).transaction;
+
+  beforeAll(async () => {
+    sim = await startSimulator();
+    chain = await startChain();
+    await chain.mintUsdc(payer().address, 100_000_000n);
+    await chain.mintUsdc(chain.accounts[3]!.address, 1_000_000n);
+    await chain.mintUsdc(chain.accounts[6]!.address, 1_000_000n);
+    await chain.setIntervalMining(1000);
+    proxy = await rpcProxy(chain.rpcUrl);
+    const env = {
+      ...sim.env,
+      DATABASE_URL: `${POSTGRES_URL}?schema=${schema}`,
+      // Calls up to $0.005 (e.g. /v1/sentiment) settle optimistically; /v1/fng ($0.01) stays confirmed.
+      X402_OPTIMISTIC_MAX_USD: "0.005",
+      // Two micro-calls in flight per payer.
+      X402_OPTIMISTIC_PAYER_CAP_USD: "0.01",
+      REDIS_URL,
+      REDIS_KEY_PREFIX: `test-${randomBytes(6).toString("hex")}`,
+      PAY_TO_ADDRESS: chain.accounts[2]!.address,
+      FACILITATOR_PRIVATE_KEY: chain.privateKey(0),
+      SETTLEMENT_RPC_URL: proxy.url,
+    };
+    // Startup is slow on a loaded machine; the two start together.
+    [a, b] = await Promise.all([startService({ env, timeoutMs: 240_000 }), startService({ env, timeoutMs: 240_000 })]);
+    req = requirementFrom(await fetch(`${a.url}/v1/fng`)).accepts[0]!;
+  }, 300_000);
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    await proxy?.close();
+    await chain?.stop();
+    await sim?.close();
+  });
+
+  it("40 concurrent payments split across both instances: 40 served, 40 transfers on chain", async () => {
+    const before = await chain.usdcBalance(payer().address);
+    const headers = await Promise.all(Array.from({ length: 40 }, () => payment()));
+    const answers = await Promise.all(headers.map((h, i) => paid(i % 2 ? a : b, h)));
+    const bodies = await Promise.all(answers.map((r) => r.clone().text()));
+    expect(answers.map((r) => r.status), bodies.filter((_, i) => answers[i]!.status !== 200).join("\n")).toEqual(Array(40).fill(200));
+    const txs = new Set(answers.map(txOf));
+    expect(txs.size).toBe(40);
+    for (const hash of txs) expect((await chain.publicClient.getTransactionReceipt({ hash })).status).toBe("success");
+    expect(await chain.usdcBalance(payer().address)).toBe(before - 40n * PRICE);
+  });
+
+  it("12 sequential payments alternating between the instances: 12 served", async () => {
+    for (let i = 0; i < 12; i++) {
+      const res = await paid(i % 2 ? a : b, await payment());
+      expect(res.status, await res.clone().text()).toBe(200);
+    }
+  });
+
+  it("another sender uses the facilitator key between two settlements: nothing is refused", async () => {
+    const foreign = createWalletClient({ account: chain.accounts[0]!, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) });
+    expect((await paid(a, await payment())).status).toBe(200);
+    const hash = await foreign.sendTransaction({ to: chain.accounts[0]!.address, value: 0n });
+    const next = await Promise.all([paid(b, await payment()), paid(a, await payment())]);
+    expect(next.map((r) => r.status)).toEqual([200, 200]);
+    expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe("success");
+  });
+
+  it("the RPC node goes down between verification and settlement: 503 settlement_pending, then the same payment is served and settled once", async () => {
+    const header = await payment();
+    const before = await chain.usdcBalance(payer().address);
+    proxy.state.fault = "down-at-settle";
+    let first: Response;
+    try {
+      first = await paid(a, header);
+    } finally {
+      proxy.state.down = false;
+      proxy.state.fault = "none";
+    }
+    expect(first.status).toBe(503);
+    expect(first.headers.get("retry-after")).toBe("5");
+    const err = (await first.json()).error;
+    expect(err.code).toBe("settlement_pending");
+    expect(err.fault).toMatch(/^(service|unknown)$/);
+    expect(typeof err.reason).toBe("string");
+    expect(await chain.usdcBalance(payer().address)).toBe(before);
+
+    const again = await paid(b, header);
+    expect(again.status, await again.clone().text()).toBe(200);
+    expect((await chain.publicClient.getTransactionReceipt({ hash: txOf(again) })).status).toBe("success");
+    expect(await chain.usdcBalance(payer().address)).toBe(before - PRICE);
+    const third = await paid(a, header);
+    expect(third.status).toBe(402);
+    expect((await third.json()).code).toBe("payment_replayed");
+  });
+
+  it("the facilitator key cannot pay gas (our side): 503 settlement_pending with fault=service, the same payment is served once funds are back", async () => {
+    const key = chain.accounts[0]!.address;
+    const funds = await chain.publicClient.getBalance({ address: key });
+    const header = await payment();
+    const before = await chain.usdcBalance(payer().address);
+    await chain.rpc("hardhat_setBalance", [key, "0x0"]);
+    let first: Response;
+    try {
+      first = await paid(b, header);
+    } finally {
+      await chain.rpc("hardhat_setBalance", [key, `0x${funds.toString(16)}`]);
+    }
+    expect(first.status, await first.clone().text()).toBe(503);
+    const err = (await first.json()).error;
+    expect(err).toMatchObject({ code: "settlement_pending", fault: "service", reason: "transaction_refused" });
+    expect(err.message).toMatch(/authorization is still valid/);
+    expect(await chain.usdcBalance(payer().address)).toBe(before);
+
+    const again = await paid(a, header);
+    expect(again.status, await again.clone().text()).toBe(200);
+    expect(await chain.usdcBalance(payer().address)).toBe(before - PRICE);
+  });
+
+  it("optimistic mode: delivered before inclusion; a payer that moves its funds away mid-flight has the failure on its receipt and is refused optimistic calls until a confirmed payment settles", async () => {
+    const cheat = chain.accounts[3]!;
+    const reqOf = async (path: string) => requirementFrom(await fetch(`${a.url}${path}`)).accepts[0]!;
+    const signFor = async (r: Requirement) => v2Header(r, await signAuthorization(cheat, { to: r.payTo as Address, value: BigInt(r.amount) }));
+    const micro = await reqOf("/v1/sentiment");
+    expect(micro.amount).toBe("5000");
+    const db = new pg.Client({ connectionString: POSTGRES_URL });
+    await db.connect();
+    try {
+      // Blocks only when the test says so: the transfer is still in the mempool when the data arrives.
+      await chain.rpc("evm_setIntervalMining", [0]);
+      const res = await fetch(`${a.url}/v1/sentiment`, { headers: { "PAYMENT-SIGNATURE": await signFor(micro) } });
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(res.headers.get("x-payment-settlement")).toBe("optimistic");
+      const tx = txOf(res);
+      const receiptId = res.headers.get("x-receipt-id");
+      expect(receiptId).toMatch(/^[0-9a-f-]{36}$/);
+      await expect(chain.publicClient.getTransactionReceipt({ hash: tx })).rejects.toThrow(); // not included yet
+
+      // The payer moves everything away with a higher tip, so its transfer is mined first.
+      const wallet = createWalletClient({ account: cheat, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) });
+      const all = await chain.usdcBalance(cheat.address);
+      await wallet.writeContract({
+        address: BASE_USDC,
+        abi: parseAbi(["function transfer(address to, uint256 value) returns (bool)"]),
+        functionName: "transfer",
+        args: [chain.accounts[5]!.address, all],
+        // Given, not estimated: the node estimates against its pending block, where the
+        // optimistic transfer has already taken its share and this one would revert.
+        gas: 100_000n,
+        maxPriorityFeePerGas: parseGwei("50"),
+        maxFeePerGas: parseGwei("100"),
+      });
+      await chain.rpc("evm_mine", []);
+      expect((await chain.publicClient.getTransactionReceipt({ hash: tx })).status).toBe("reverted");
+
+      // The confirmation after the response records the failure on the payment and its receipt.
+      let row: { status: string; receipt: string } | undefined;
+      for (let i = 0; i < 60 && row?.status !== "optimistic_failed"; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        row = (await db.query(`SELECT p.status, l.status AS receipt FROM "${schema}".payments p JOIN "${schema}".access_log l ON l.payment_id = p.id WHERE l.id = $1`, [receiptId])).rows[0];
+      }
+      expect(row).toEqual({ status: "optimistic_failed", receipt: "settlement_failed" });
+      await chain.setIntervalMining(1000);
+      await chain.mintUsdc(cheat.address, 1_000_000n);
+
+      const refused = await fetch(`${b.url}/v1/sentiment`, { headers: { "PAYMENT-SIGNATURE": await signFor(micro) } });
+      expect(refused.status, await refused.clone().text()).toBe(402);
+      const err = await refused.json();
+      expect(err.code).toBe("payment_invalid");
+      expect(err.error).toMatch(/Optimistic settlement is refused for payer .* was delivered but its transfer failed on chain/);
+
+      const confirmed = await fetch(`${b.url}/v1/fng`, { headers: { "PAYMENT-SIGNATURE": await signFor(await reqOf("/v1/fng")) } });
+      expect(confirmed.status, await confirmed.clone().text()).toBe(200);
+      expect(confirmed.headers.get("x-payment-settlement")).toBe("confirmed");
+      // Settled: optimistic calls are open to the payer again.
+      const back = await fetch(`${a.url}/v1/sentiment`, { headers: { "PAYMENT-SIGNATURE": await signFor(micro) } });
+      expect(back.status, await back.clone().text()).toBe(200);
+      expect(back.headers.get("x-payment-settlement")).toBe("optimistic");
+      await chain.publicClient.waitForTransactionReceipt({ hash: txOf(back) });
+      expect(await chain.usdcBalance(cheat.address)).toBe(1_000_000n - PRICE - 5_000n); // each settled payment once
+    } finally {
+      await chain.setIntervalMining(1000);
+      await db.end();
+    }
+  });
+
+  it("the per-payer optimistic cap holds under concurrency: 8 micro-calls at once on both instances, exactly 2 delivered optimistically (cap $0.01), all 8 served and settled once", async () => {
+    const payer = chain.accounts[6]!;
+    const micro = requirementFrom(await fetch(`${a.url}/v1/sentiment`)).accepts[0]!;
+    const headers = await Promise.all(Array.from({ length: 8 }, async () => v2Header(micro, await signAuthorization(payer, { to: micro.payTo as Address, value: BigInt(micro.amount) }))));
+    const before = await chain.usdcBalance(payer.address);
+    // No blocks while the calls decide their mode: nothing confirms, so nothing frees the cap meanwhile.
+    await chain.rpc("evm_setIntervalMining", [0]);
+    try {
+      const answers = headers.map((h, i) => fetch(`${(i % 2 ? a : b).url}/v1/sentiment`, { headers: { "PAYMENT-SIGNATURE": h } }));
+      await new Promise((r) => setTimeout(r, 3000));
+      await chain.setIntervalMining(500);
+      const done = await Promise.all(answers);
+      const bodies = await Promise.all(done.map((r) => r.clone().text()));
+      expect(done.map((r) => r.status), bodies.join("\n")).toEqual(Array(8).fill(200));
+      const modes = done.map((r) => r.headers.get("x-payment-settlement"));
+      expect(modes.filter((m) => m === "optimistic")).toHaveLength(2);
+      expect(modes.filter((m) => m === "confirmed")).toHaveLength(6);
+      for (const r of done) await chain.publicClient.waitForTransactionReceipt({ hash: txOf(r) });
+      expect(before - (await chain.usdcBalance(payer.address))).toBe(8n * BigInt(micro.amount));
+    } finally {
+      await chain.setIntervalMining(1000);
+    }
+  });
+});
