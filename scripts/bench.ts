@@ -3,7 +3,7 @@
  * measured in the same run (never as timed assertions in the test suite).
  *
  *   npm run bench              all sections
- *   npm run bench -- core      only the service-core figures (also: payments, mcp)
+ *   npm run bench -- core      only the service-core figures (also: payments, mcp, a2a)
  *
  * Sections register themselves in scripts/bench/*.ts.
  */
@@ -11,12 +11,14 @@ import { ensureBuild } from "./start.mjs";
 import { coreBench } from "./bench/core";
 import { paymentsBench } from "./bench/payments";
 import { mcpBench } from "./bench/mcp";
+import { a2aBench } from "./bench/a2a";
 
 type Section = { name: string; run: () => Promise<void> };
 const sections: Section[] = [
   { name: "core", run: coreBench },
   { name: "payments", run: paymentsBench },
   { name: "mcp", run: mcpBench },
+  { name: "a2a", run: a2aBench },
 ];
 
 async function main(): Promise<void> {

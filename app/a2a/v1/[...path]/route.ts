@@ -1,0 +1,13 @@
+// /a2a/v1/* — A2A 0.3.0 HTTP+JSON binding: POST message:send, GET tasks/{id}, POST tasks/{id}:cancel, GET card. See lib/a2a.
+import { serveRest } from "@/lib/a2a/rest";
+
+export const dynamic = "force-dynamic";
+
+type Ctx = { params: Promise<{ path: string[] }> };
+
+async function handler(req: Request, ctx: Ctx): Promise<Response> {
+  const { path } = await ctx.params;
+  return serveRest(req, `/v1/${path.join("/")}`);
+}
+
+export { handler as GET, handler as POST, handler as PUT, handler as PATCH, handler as DELETE };

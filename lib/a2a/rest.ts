@@ -1,0 +1,92 @@
+/**
+ * The HTTP+JSON binding (`{base}/a2a/v1/...`): the SDK's own REST router (its routes,
+ * its proto-JSON codecs, its error mapping) driven from a Next route handler. The router
+ * is an Express router, so it gets the few request/response members it uses: the
+ * parsed body (already read here, within the size cap), method, URL, headers, query,
+ * `status`/`json`/`setHeader`/`end`. Nothing answers 500: an internal error becomes 503
+ * with Retry-After, as everywhere else in the service.
+ */
+import { restHandler } from "@a2a-js/sdk/server/express";
+import { logUnexpected } from "@/lib/errors";
+import { Caller } from "@/lib/a2a/executor";
+import { a2aRequestHandler } from "@/lib/a2a/handler";
+import { a2aHeaders, readJsonBody } from "@/lib/a2a/transport";
+
+type Next = (err?: unknown) => void;
+type Router = (req: unknown, res: unknown, next: Next) => void;
+
+let router: Router | undefined;
+
+function sdkRouter(): Router {
+  router ??= restHandler({ requestHandler: a2aRequestHandler(), userBuilder: async (req) => (req as unknown as { caller: Caller }).caller }) as unknown as Router;
+  return router;
+}
+
+function restError(status: number, code: number, message: string, headers: Record<string, string>): Response {
+  return new Response(JSON.stringify({ code, message }), { status, headers });
+}
+
+/** Serves `subpath` (e.g. "/v1/message:send") of the REST binding. */
+export async function serveRest(req: Request, subpath: string): Promise<Response> {
+  const base = a2aHeaders(req);
+  const url = new URL(req.url);
+  let body: unknown;
+  if (req.method === "POST") {
+    const read = await readJsonBody(req);
+    if (!read.ok) return restError(read.status, read.code, read.message, base);
+    body = read.value;
+  }
+  const headers: Record<string, string> = {};
+  req.headers.forEach((v, k) => {
+    // The body is already parsed; without framing headers the router's body parser leaves it alone.
+    if (k !== "content-length" && k !== "transfer-encoding") headers[k] = v;
+  });
+  const header = (name: string) => headers[name.toLowerCase()];
+  const fakeReq = { method: req.method, url: `${subpath}${url.search}`, headers, body, complete: true, query: Object.fromEntries(url.searchParams), header, get: header, caller: new Caller(req) };
+
+  return new Promise<Response>((resolve) => {
+    let status = 200;
+    const out: Record<string, string> = { ...base };
+    const finish = (text: string | undefined) => {
+      if (status >= 500) {
+        status = 503;
+        out["Retry-After"] = "10";
+      }
+      resolve(new Response(status === 204 ? null : (text ?? ""), { status, headers: out }));
+    };
+    const unavailable = (err: unknown) => {
+      logUnexpected(err, { surface: "a2a", binding: "rest" });
+      status = 503;
+      finish(JSON.stringify({ code: -32603, message: "The service is temporarily unavailable; nothing was charged." }));
+    };
+    const res = {
+      headersSent: false,
+      writableEnded: false,
+      status(code: number) {
+        status = code;
+        return res;
+      },
+      setHeader(k: string, v: string | string[]) {
+        if (k.toLowerCase() !== "content-type") out[k] = Array.isArray(v) ? v.join(", ") : String(v);
+        return res;
+      },
+      json(value: unknown) {
+        res.end(JSON.stringify(value));
+        return res;
+      },
+      end(text?: string) {
+        res.headersSent = res.writableEnded = true;
+        finish(text);
+        return res;
+      },
+    };
+    try {
+      sdkRouter()(fakeReq, res, (err?: unknown) => {
+        if (err) unavailable(err);
+        else resolve(restError(404, -32601, `No A2A HTTP+JSON method at ${req.method} ${subpath}.`, base));
+      });
+    } catch (err) {
+      unavailable(err);
+    }
+  });
+}

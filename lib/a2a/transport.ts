@@ -1,0 +1,35 @@
+/**
+ * What both bindings do around the SDK: read the body within A2A_MAX_BODY_BYTES, build
+ * the call context (requested extensions, the HTTP request for the gate) and echo the
+ * a2a-x402 extension when the client asked for it.
+ */
+import { Extensions, HTTP_EXTENSION_HEADER } from "@a2a-js/sdk";
+import { ServerCallContext } from "@a2a-js/sdk/server";
+import { readBounded } from "@/lib/http/read-bounded";
+import { A2A_MAX_BODY_BYTES, X402_EXTENSION_URI } from "@/lib/a2a/protocol";
+import { Caller } from "@/lib/a2a/executor";
+
+export type Body = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
+
+/** The request's JSON body; a refusal (-32700 unparsable, -32600 too large) otherwise. */
+export async function readJsonBody(req: Request): Promise<Body> {
+  const text = await readBounded(req, A2A_MAX_BODY_BYTES).catch(() => undefined);
+  if (text === null) return { ok: false, status: 413, code: -32600, message: `Request body too large: at most ${A2A_MAX_BODY_BYTES} bytes.` };
+  if (text === undefined) return { ok: false, status: 400, code: -32700, message: "The request body could not be read." };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, status: 400, code: -32700, message: "Invalid JSON payload." };
+  }
+}
+
+export function callContext(req: Request): ServerCallContext {
+  return new ServerCallContext(Extensions.parseServiceParameter(req.headers.get(HTTP_EXTENSION_HEADER) ?? undefined), new Caller(req));
+}
+
+/** Response headers shared by both bindings. */
+export function a2aHeaders(req: Request): Record<string, string> {
+  const h: Record<string, string> = { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" };
+  if (Extensions.parseServiceParameter(req.headers.get(HTTP_EXTENSION_HEADER) ?? undefined).includes(X402_EXTENSION_URI)) h[HTTP_EXTENSION_HEADER] = X402_EXTENSION_URI;
+  return h;
+}

@@ -1,0 +1,37 @@
+/**
+ * A2A figures (issue: A2A with x402): `POST /a2a/v1/message:send` (the card's preferred
+ * HTTP+JSON binding) for the fng skill with a free-tier key in message metadata, against
+ * the same product over plain HTTP (GET /v1/fng with X-Api-Key): same service, same
+ * concurrency, same load generator, same run, alternating windows (./versus.ts). Both
+ * pass the gate (key lookup, quota decrement, receipt) and hit the product's response
+ * cache, so the ratio isolates what A2A adds: the SDK's request handler and task life
+ * cycle (task store, event bus, result manager) and its proto-JSON codec.
+ */
+import type { Target } from "./load";
+import { versusHttp } from "./versus";
+
+const SKILL = "fng";
+
+/** Throws unless one message:send completed with the artifact (proto JSON, as the SDK's REST client reads it). */
+async function sendOnce(t: Target, when: string): Promise<void> {
+  const res = await fetch(t.url, { method: "POST", headers: t.headers, body: t.body });
+  const body = (await res.json()) as { task?: { status?: { state?: string }; artifacts?: unknown[] } };
+  if (body.task?.status?.state !== "TASK_STATE_COMPLETED" || body.task.artifacts?.length !== 1) {
+    throw new Error(`message:send ${SKILL} did not complete ${when} (${res.status}): ${JSON.stringify(body).slice(0, 300)}`);
+  }
+}
+
+export async function a2aBench(): Promise<void> {
+  await versusHttp({
+    prefix: "a2a",
+    target: "a2a_message_send",
+    path: "/v1/fng",
+    build: (url, key) => ({
+      url: `${url}/a2a/v1/message:send`,
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ message: { messageId: "bench", role: "ROLE_USER", content: [{ data: { data: {} } }], metadata: { skill: SKILL, api_key: key } } }),
+    }),
+    check: sendOnce,
+  });
+}

@@ -1,0 +1,280 @@
+/**
+ * A2A end to end with the official @a2a-js/sdk client against the real service and the
+ * local chain: the card (validated against the A2A 0.3.0 JSON Schema) resolved by the
+ * SDK, both bindings (HTTP+JSON and JSON-RPC), free skills, the a2a-x402 flow
+ * (input-required → a real EIP-3009 payload signed by the official @x402/evm client
+ * scheme → completed with the artifact and the settlement receipt, balances moved by
+ * exactly the price), the replay rule across A2A and HTTP, 422 detail as a failed task,
+ * bundle tokens and free keys in message metadata, and protocol errors that are never 500.
+ */
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import Ajv from "ajv";
+import type { Message, MessageSendParams, Task } from "@a2a-js/sdk";
+import { Client, ClientFactory, ClientFactoryOptions, JsonRpcTransport, RestTransport, ServiceParameters, withA2AExtensions } from "@a2a-js/sdk/client";
+import { x402Client } from "@x402/core/client";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { toClientEvmSigner } from "@x402/evm";
+import { createWalletClient, http, publicActions } from "viem";
+import type { HDAccount } from "viem/accounts";
+import { productById } from "@/lib/catalog/lookup";
+import { usdToAtomic } from "@/lib/payments/price";
+import { localBase, type Chain } from "../helpers/chain";
+import type { Fixture } from "../helpers/fixture";
+import { startPaidFixture } from "../helpers/paid-fixture";
+import { requirementFrom } from "../helpers/payments";
+
+type J = Record<string, any>;
+const X402 = "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2";
+const FNG = productById("fng");
+const BUNDLE = productById("bundle");
+const PRICE_FNG = usdToAtomic(FNG.httpPrice);
+
+let chain: Chain;
+let fx: Fixture;
+let payer: HDAccount;
+let payTo: HDAccount;
+let rest: Client;
+let rpc: Client;
+let signer: x402Client;
+
+/** A user message naming `skill` (new task) or continuing `taskId`. */
+function message(opts: { skill?: string; data?: J; metadata?: J; taskId?: string }): MessageSendParams {
+  const m: Message = {
+    kind: "message",
+    role: "user",
+    messageId: randomUUID(),
+    parts: opts.data ? [{ kind: "data", data: opts.data }] : [{ kind: "text", text: "please" }],
+    metadata: { ...(opts.skill ? { skill: opts.skill } : {}), ...opts.metadata },
+    ...(opts.taskId ? { taskId: opts.taskId } : {}),
+  };
+  return { message: m };
+}
+
+const x402Options = { serviceParameters: ServiceParameters.create(withA2AExtensions(X402)) };
+
+async function send(client: Client, params: MessageSendParams): Promise<Task> {
+  const r = await client.sendMessage(params, x402Options);
+  if (r.kind !== "task") throw new Error(`expected a task, got ${JSON.stringify(r)}`);
+  return r;
+}
+
+const meta = (t: Task): J => (t.status.message?.metadata ?? {}) as J;
+const artifactData = (t: Task): J => (t.artifacts?.[0]?.parts[0] as { kind: "data"; data: J }).data;
+const statusData = (t: Task): J => (t.status.message?.parts.find((p) => p.kind === "data") as { data: J } | undefined)?.data ?? {};
+
+beforeAll(async () => {
+  ({ chain, fx, payer, payTo } = await startPaidFixture({ FREE_KEY_MINTS_PER_HOUR: "100" }));
+  rest = await new ClientFactory().createFromUrl(fx.svc.url);
+  rpc = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ["JSONRPC"] })).createFromUrl(fx.svc.url);
+  const wallet = createWalletClient({ account: payer, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) }).extend(publicActions);
+  signer = new x402Client();
+  registerExactEvmScheme(signer, { signer: toClientEvmSigner(payer, wallet as never) });
+}, 240_000);
+
+afterAll(async () => {
+  await fx?.close();
+  await chain?.stop();
+});
+
+describe("A2A agent card", () => {
+  it("validates against the A2A 0.3.0 JSON Schema and declares HTTP+JSON, JSON-RPC and the a2a-x402 extension", async () => {
+    const card = (await fx.json("/.well-known/agent-card.json")).body;
+    const schema = JSON.parse(readFileSync(new URL("../fixtures/a2a-0.3.0.schema.json", import.meta.url), "utf8"));
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    const validate = ajv.compile({ $ref: "#/definitions/AgentCard", definitions: schema.definitions });
+    expect(validate(card), JSON.stringify(validate.errors)).toBe(true);
+    const base = fx.svc.url;
+    expect(card).toMatchObject({ protocolVersion: "0.3.0", url: `${base}/a2a`, preferredTransport: "HTTP+JSON" });
+    expect(card.additionalInterfaces).toEqual([
+      { url: `${base}/a2a`, transport: "HTTP+JSON" },
+      { url: `${base}/a2a/jsonrpc`, transport: "JSONRPC" },
+    ]);
+    expect(card.capabilities.extensions).toEqual([expect.objectContaining({ uri: X402, required: false })]);
+    expect(card.skills.map((s: J) => s.id)).toEqual(expect.arrayContaining(["get_xlm_sentiment", "get_free_api_key", "fng", "bundle"]));
+    // Opening either URL in a browser or with GET describes the server instead of failing.
+    for (const path of ["/a2a", "/a2a/jsonrpc"]) {
+      const about = await fx.json(path);
+      expect(about.status, path).toBe(200);
+      expect(about.body.interfaces.map((i: J) => i.url)).toEqual([`${base}/a2a`, `${base}/a2a/jsonrpc`]);
+    }
+  });
+
+  it("the SDK resolves the card and picks the HTTP+JSON binding by default, JSON-RPC on request", () => {
+    expect(rest.transport).toBeInstanceOf(RestTransport);
+    expect(rpc.transport).toBeInstanceOf(JsonRpcTransport);
+  });
+});
+
+describe("A2A free skills", () => {
+  it("the sentiment snapshot completes without payment on both bindings", async () => {
+    for (const client of [rest, rpc]) {
+      const t = await send(client, message({ skill: "get_xlm_sentiment" }));
+      expect(t.status.state).toBe("completed");
+      expect(artifactData(t)).toMatchObject({ sentiment: expect.any(Number), sentiment_source: expect.any(String), ts: expect.any(String) });
+    }
+  });
+
+  it("the free key skill mints a key that pays for a standard skill (metadata api_key), counted against its quota", async () => {
+    const minted = await send(rpc, message({ skill: "get_free_api_key", data: { email: "a2a@example.com" } }));
+    expect(minted.status.state).toBe("completed");
+    const key = artifactData(minted).api_key as string;
+    expect(key).toMatch(/^echo_fk_/);
+    const t = await send(rest, message({ skill: "fng", metadata: { api_key: key } }));
+    expect(t.status.state, JSON.stringify(t.status)).toBe("completed");
+    expect(FNG.output.safeParse(artifactData(t)).success).toBe(true);
+    expect(meta(t)["echo.access"]).toMatchObject({ credential: "api_key", receipt_id: expect.any(String), quota: { remaining: 49 } });
+    // The key is not echoed back, neither in the answer nor in the stored task.
+    const stored = await rest.getTask({ id: t.id, historyLength: 10 });
+    expect(JSON.stringify(t)).not.toContain(key);
+    expect(JSON.stringify(stored)).not.toContain(key);
+    expect(stored.status.state).toBe("completed");
+  });
+});
+
+describe("A2A x402 payments", () => {
+  it("input-required carries the same offers as the HTTP 402; a signed payload completes the task with the artifact and the receipt; the payer pays exactly the price", async () => {
+    const first = await send(rest, message({ skill: "fng" }));
+    expect(first.status.state).toBe("input-required");
+    expect(meta(first)["x402.payment.status"]).toBe("payment-required");
+    const required = meta(first)["x402.payment.required"];
+    const http402 = requirementFrom(await fx.get("/v1/fng"));
+    expect(required).toMatchObject({ x402Version: 2, accepts: http402.accepts });
+    expect(required.accepts[0]).toMatchObject({ amount: PRICE_FNG.toString(), payTo: payTo.address });
+
+    const before = await chain.usdcBalance(payer.address);
+    const payload = await signer.createPaymentPayload(required);
+    const done = await send(rest, message({ taskId: first.id, metadata: { "x402.payment.status": "payment-submitted", "x402.payment.payload": payload } }));
+    expect(done.id).toBe(first.id);
+    expect(done.status.state, JSON.stringify(done.status)).toBe("completed");
+    const answer = artifactData(done);
+    expect(FNG.output.safeParse(answer).success).toBe(true);
+    const httpAnswer = await (await fx.get("/v1/fng", { headers: { "X-Api-Key": await mintKey() } })).json();
+    expect(Object.keys(answer).sort()).toEqual(Object.keys(httpAnswer).sort());
+    expect(meta(done)["x402.payment.status"]).toBe("payment-completed");
+    const [receipt] = meta(done)["x402.payment.receipts"];
+    expect(receipt).toMatchObject({ success: true, network: "eip155:8453" });
+    expect(receipt.payer.toLowerCase()).toBe(payer.address.toLowerCase());
+    const tx = await chain.publicClient.getTransactionReceipt({ hash: receipt.transaction });
+    expect(tx.status).toBe("success");
+    expect(before - (await chain.usdcBalance(payer.address))).toBe(PRICE_FNG);
+    // The signed payload is not echoed back.
+    expect(JSON.stringify(done)).not.toContain(payload.payload.signature as string);
+  });
+
+  it("a payment used over A2A is refused when replayed over A2A and over HTTP; one used over HTTP is refused over A2A; nothing more is charged", async () => {
+    const first = await send(rpc, message({ skill: "fng" }));
+    const required = meta(first)["x402.payment.required"];
+    const payload = await signer.createPaymentPayload(required);
+    const paid = await send(rpc, message({ taskId: first.id, metadata: { "x402.payment.payload": payload } }));
+    expect(paid.status.state).toBe("completed");
+    const before = await chain.usdcBalance(payer.address);
+
+    const again = await send(rest, message({ skill: "fng", metadata: { "x402.payment.payload": payload } }));
+    expect(again.status.state).toBe("input-required");
+    expect(meta(again)).toMatchObject({ "x402.payment.status": "payment-failed", "x402.payment.error": "DUPLICATE_NONCE", "echo.error": { code: "payment_replayed" } });
+    expect(meta(again)["x402.payment.required"].accepts).toEqual(required.accepts);
+    expect(again.artifacts ?? []).toHaveLength(0);
+
+    const overHttp = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(payload)).toString("base64") } });
+    expect(overHttp.status).toBe(402);
+    expect((await overHttp.json()).code).toBe("payment_replayed");
+
+    const httpPayload = await signer.createPaymentPayload(required);
+    const viaHttp = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(httpPayload)).toString("base64") } });
+    expect(viaHttp.status, await viaHttp.clone().text()).toBe(200);
+    const thenA2a = await send(rest, message({ skill: "fng", metadata: { "x402.payment.payload": httpPayload } }));
+    expect(meta(thenA2a)).toMatchObject({ "x402.payment.error": "DUPLICATE_NONCE", "echo.error": { code: "payment_replayed" } });
+    expect(before - (await chain.usdcBalance(payer.address))).toBe(PRICE_FNG);
+
+    // A payload sent with the first message needs no input-required round trip.
+    const once = await send(rest, message({ skill: "fng", metadata: { "x402.payment.payload": await signer.createPaymentPayload(required) } }));
+    expect(once.status.state, JSON.stringify(once.status)).toBe("completed");
+    expect(meta(once)["x402.payment.receipts"]).toHaveLength(1);
+    expect(before - (await chain.usdcBalance(payer.address))).toBe(2n * PRICE_FNG);
+  });
+
+  it("buys a bundle over A2A, then pays a premium skill with its token from message metadata", async () => {
+    const first = await send(rest, message({ skill: "bundle" }));
+    expect(meta(first)["x402.payment.required"].accepts[0].amount).toBe(usdToAtomic(BUNDLE.httpPrice).toString());
+    const bought = await send(rest, message({ taskId: first.id, metadata: { "x402.payment.payload": await signer.createPaymentPayload(meta(first)["x402.payment.required"]) } }));
+    expect(bought.status.state, JSON.stringify(bought.status)).toBe("completed");
+    const token = artifactData(bought).bundle_token as string;
+    expect(token).toMatch(/^echo_bt_/);
+    const report = await send(rpc, message({ skill: "sentiment-report", metadata: { bundle_token: token } }));
+    expect(report.status.state, JSON.stringify(report.status)).toBe("completed");
+    expect(meta(report)["echo.access"]).toMatchObject({ credential: "bundle", bundle: { credits_charged: 2, credits_remaining: 8 } });
+    expect(JSON.stringify(await rpc.getTask({ id: report.id, historyLength: 10 }))).not.toContain(token);
+  });
+});
+
+describe("A2A errors", () => {
+  it("bad parameters give a failed task carrying the same spec 2.6 detail as the HTTP 422, and charge nothing", async () => {
+    const t = await send(rest, message({ skill: "prediction", data: { limit: 999 } }));
+    expect(t.status.state).toBe("failed");
+    const http = await fx.json("/v1/prediction?limit=999");
+    expect(http.status).toBe(422);
+    const detail = statusData(t).detail as J[];
+    expect(detail).toEqual(http.body.detail.map((d: J) => ({ ...d, loc: ["data", ...d.loc.slice(1)] })));
+    expect(meta(t)["echo.error"]).toMatchObject({ code: "validation_error", status: 422 });
+  });
+
+  it("an unknown skill, a missing skill and malformed parts are A2A errors from the SDK client", async () => {
+    await expect(rest.sendMessage(message({ skill: "nope" }))).rejects.toThrow(/Unknown skill "nope"/);
+    await expect(rpc.sendMessage(message({ skill: "nope" }))).rejects.toThrow(/Unknown skill "nope"/);
+    await expect(rpc.sendMessage(message({}))).rejects.toThrow(/Name the skill/);
+    await expect(rpc.sendMessage(message({ taskId: randomUUID(), metadata: { api_key: "x" } }))).rejects.toThrow(/not found/i);
+  });
+
+  it("raw malformed, oversized and unknown requests answer A2A errors, never 500", async () => {
+    const post = (path: string, body: string) => fetch(`${fx.svc.url}${path}`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
+    const rpcCall = (params: unknown) => post("/a2a/jsonrpc", JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params }));
+
+    const badParts = await (await rpcCall({ message: { kind: "message", role: "user", messageId: "m1", parts: [{ kind: "data", data: [1, 2] }], metadata: { skill: "fng" } } })).json();
+    expect(badParts.error).toMatchObject({ code: -32602, message: expect.stringMatching(/data must be a JSON object/) });
+    const notParts = await (await rpcCall({ message: { kind: "message", role: "user", messageId: "m2", parts: "fng" } })).json();
+    expect(notParts.error.code).toBe(-32602);
+    const badPayload = await (await rpcCall({ message: { kind: "message", role: "user", messageId: "m3", parts: [], metadata: { skill: "fng", "x402.payment.payload": 42 } } })).json();
+    expect(badPayload.error).toMatchObject({ code: -32602, message: expect.stringMatching(/PaymentPayload/) });
+
+    const big = await post("/a2a/jsonrpc", JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: { pad: "x".repeat(70_000) } }));
+    expect(big.status).toBe(413);
+    expect((await big.json()).error.code).toBe(-32600);
+    const bigRest = await post("/a2a/v1/message:send", JSON.stringify({ pad: "x".repeat(70_000) }));
+    expect(bigRest.status).toBe(413);
+
+    const garbage = await post("/a2a/jsonrpc", "{not json");
+    expect(garbage.status).toBe(400);
+    expect((await garbage.json()).error.code).toBe(-32700);
+    const restGarbage = await post("/a2a/v1/message:send", "{not json");
+    expect(restGarbage.status).toBe(400);
+
+    const restBadPart = await post("/a2a/v1/message:send", JSON.stringify({ message: { messageId: "m4", role: "ROLE_USER", content: [{}], metadata: { skill: "fng" } } }));
+    expect(restBadPart.status).toBe(400);
+    const restNoMessage = await post("/a2a/v1/message:send", JSON.stringify({}));
+    expect(restNoMessage.status).toBe(400);
+    const unknownMethod = await (await post("/a2a/jsonrpc", JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tasks/explode", params: {} }))).json();
+    expect(unknownMethod.error.code).toBe(-32601);
+    expect((await fetch(`${fx.svc.url}/a2a/v1/nothing-here`)).status).toBe(404);
+    expect((await fetch(`${fx.svc.url}/a2a/v1/tasks/${randomUUID()}`)).status).toBe(404);
+    const stream = await post("/a2a/v1/message:stream", JSON.stringify({ message: { messageId: "m5", role: "ROLE_USER", content: [{ text: "hi" }], metadata: { skill: "fng" } } }));
+    expect(stream.status).toBe(400);
+  });
+
+  it("echoes the a2a-x402 extension header when the client activates it", async () => {
+    const res = await fetch(`${fx.svc.url}/a2a/jsonrpc`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-A2A-Extensions": X402 },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: message({ skill: "fng" }) }),
+    });
+    expect(res.headers.get("x-a2a-extensions")).toBe(X402);
+    const body = await res.json();
+    expect(body.result.status.state).toBe("input-required");
+    expect(body.result.status.message.metadata["x402.payment.required"]).toMatchObject({ x402Version: 2 });
+  });
+});
+
+async function mintKey(): Promise<string> {
+  return (await fx.json("/v1/free-key")).body.api_key as string;
+}
