@@ -1,7 +1,10 @@
 // GET /agent.json — A2A agent card at the legacy root path.
 import { jsonDocument } from "@/lib/discovery/respond";
 import { agentCard } from "@/lib/discovery/cards";
+import { otherMethods } from "@/lib/http/methods";
 
 export const dynamic = "force-dynamic";
 
 export const GET = jsonDocument("agent-json", agentCard);
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods(["GET"]);

@@ -21,7 +21,9 @@ export function authMd(base: string): string {
     "",
     "## 1. Pay per call with x402",
     "",
-    `Scheme \`exact\`, USDC on \`${pay.network}\` (asset \`${pay.asset.address}\`, 6 decimals)${pay.pay_to ? `, paid to \`${pay.pay_to}\`` : ""}. Settlement happens only after the call succeeded.`,
+    pay.x402.length > 0
+      ? `Scheme \`exact\`: ${pay.x402.map((m) => `${m.label} (asset \`${m.asset.address}\`, ${m.asset.decimals} decimals), paid to \`${m.payTo}\``).join("; ")}. All are offered in the same \`accepts[]\`. Settlement happens only after the call succeeded.`
+      : "x402 is not configured on this instance: use another method below, a bundle token or a free-tier key.",
     "",
     "1. Call the endpoint without a credential:",
     "",
@@ -32,8 +34,7 @@ export function authMd(base: string): string {
     `   It answers **402**. The body follows x402 v1 (\`x402Version: 1\`, \`accepts[]\`) and carries \`endpoint\`, \`price\` and \`instruction\`; the \`PAYMENT-REQUIRED\` header carries the x402 v2 requirement (base64 JSON).`,
     "2. Sign an EIP-3009 `transferWithAuthorization` for the requirement (any x402 client does this, e.g. `@x402/fetch`).",
     "3. Repeat the request with the payload in `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1). The 200 response carries the receipt in `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE` and `X-Receipt-Id`.",
-    ...(pay.solana ? ["", `Solana: USDC (mint \`${pay.solana.asset}\`) on \`${pay.solana.network}\` to \`${pay.solana.pay_to}\` is offered in the same \`accepts[]\`.`] : []),
-    ...(pay.xlm ? ["", `Native XLM: the 402 body's \`xlm\` member gives the destination \`${pay.xlm.pay_to}\`, amount and the memo to use.`] : []),
+    ...pay.methods.filter((m) => !pay.x402.some((x) => x.id === m.id)).flatMap((m) => ["", `Also accepted: ${m.howTo}`]),
     "",
     "## 2. Prepaid bundle token",
     "",

@@ -14,6 +14,8 @@ import { toolList, type ToolInfo } from "@/lib/discovery/tools";
 import { MCP_INSTRUCTIONS } from "@/lib/mcp/info";
 import { docUrl } from "@/lib/discovery/documents";
 import { bundlePaths, freeEndpoint } from "@/lib/catalog/lookup";
+import { A2A_JSONRPC_PATH, A2A_REST_PATH, META, X402_EXTENSION_URI } from "@/lib/a2a/protocol";
+import { a2aSkills } from "@/lib/a2a/skills";
 
 function securitySchemes() {
   return {
@@ -30,13 +32,19 @@ function example(p: AnyProduct): string {
   return `GET ${p.path}${s ? `?${s}` : ""}`;
 }
 
+/** How an A2A client calls a skill (a message example). */
+function a2aExample(id: string, params: Record<string, string>): string {
+  return `A2A message/send: metadata {"${META.skill}":"${id}"}, data part ${JSON.stringify(params)}`;
+}
+
 function productSkill(p: AnyProduct) {
+  const params = Object.fromEntries(paramDocs(p.params).filter(([, d]) => d.required && d.example).map(([n, d]) => [n, String(d.example)]));
   return {
     id: p.id,
     name: p.title,
-    description: `${p.description} Price: ${priceLine(p)}.`,
+    description: `${p.description} Price: ${priceLine(p)}; over A2A the HTTP price.`,
     tags: p.tags,
-    examples: [example(p)],
+    examples: [example(p), a2aExample(p.id, params)],
     inputModes: ["application/json"],
     outputModes: ["application/json"],
   };
@@ -48,30 +56,54 @@ function freeToolSkill(t: ToolInfo) {
     name: t.title,
     description: `${t.description} MCP tool ${t.name}, free.`,
     tags: ["free", "mcp"],
-    examples: [`MCP tools/call ${t.name}`],
+    examples: [`MCP tools/call ${t.name}`, a2aExample(t.name, {})],
     inputModes: ["application/json"],
     outputModes: ["application/json"],
   };
 }
 
+const A2A_HOW_TO =
+  `A2A: name the skill in message.metadata["${META.skill}"] and put its parameters in one data part; the result is a data artifact with the same JSON as the HTTP answer. ` +
+  `Paid skills cost their HTTP price: pay with the a2a-x402 extension (the task answers input-required with the requirement under metadata["${META.paymentRequired}"]; send the signed PaymentPayload under metadata["${META.paymentPayload}"] on the same task), ` +
+  `or put a bundle token in metadata["${META.bundleToken}"] or a free-tier key in metadata["${META.apiKey}"].`;
+
+function skillCards() {
+  const tools = toolList();
+  return a2aSkills().map((s) => {
+    if (!s.free) return productSkill(s.product);
+    const tool = tools.find((t) => t.name === s.tool);
+    if (!tool) throw new Error(`free skill ${s.id} has no MCP tool`);
+    return freeToolSkill(tool);
+  });
+}
+
 /** A2A agent card (served at /.well-known/agent-card.json and the two legacy paths). */
 export function agentCard(base: string): Record<string, unknown> {
+  const rest = `${base}${A2A_REST_PATH}`;
   return {
     protocolVersion: SERVICE.a2aProtocolVersion,
     name: SERVICE.title,
-    description: SERVICE.description,
-    url: base,
+    description: `${SERVICE.description} ${A2A_HOW_TO}`,
+    url: rest,
     preferredTransport: SERVICE.preferredTransport,
-    additionalInterfaces: [{ url: base, transport: SERVICE.preferredTransport }],
+    additionalInterfaces: [
+      { url: rest, transport: SERVICE.preferredTransport },
+      { url: `${base}${A2A_JSONRPC_PATH}`, transport: "JSONRPC" },
+    ],
     provider: { organization: SERVICE.title, url: base },
     version: SERVICE.agentCardVersion,
     documentationUrl: docUrl(base, "/llms.txt"),
-    capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },
+    capabilities: {
+      streaming: false,
+      pushNotifications: false,
+      stateTransitionHistory: false,
+      extensions: [{ uri: X402_EXTENSION_URI, description: "Payments with x402 (standalone flow): USDC per call at the skill's HTTP price; bundle tokens and free-tier keys in message metadata work too.", required: false }],
+    },
     securitySchemes: securitySchemes(),
     security: [{ x402: [] }, { ApiKeyAuth: [] }, { BundleToken: [] }],
     defaultInputModes: ["application/json"],
     defaultOutputModes: ["application/json"],
-    skills: [...toolList().filter((t) => t.free && !t.path).map(freeToolSkill), ...paidProducts().map(productSkill)],
+    skills: skillCards(),
     supportsAuthenticatedExtendedCard: false,
   };
 }
@@ -119,15 +151,20 @@ export function mcpManifest(base: string): Record<string, unknown> {
     endpoint: `${base}${SERVICE.mcpPath}`,
     capabilities: { tools: { listChanged: false } },
     authentication: { required: false, note: "No account. Paid tools take the credential as a tool argument (payment, bundle_token or api_key)." },
-    payment: {
-      protocol: "x402",
-      scheme: "exact",
-      network: pay.network,
-      asset: pay.asset,
-      argument: "payment",
-      meta_key: "x402/payment",
-      price_range_usd: { min: usd6(String(Math.min(...prices))), max: usd6(String(Math.max(...prices))) },
-    },
+    // Only what this instance accepts: null when no per-call method is configured.
+    payment:
+      pay.methods.length > 0
+        ? {
+            protocol: "x402",
+            scheme: "exact",
+            network: pay.network,
+            asset: pay.asset,
+            methods: pay.methods.map((m) => ({ id: m.id, network: m.network, asset: m.asset, pay_to: m.payTo })),
+            argument: "payment",
+            meta_key: "x402/payment",
+            price_range_usd: { min: usd6(String(Math.min(...prices))), max: usd6(String(Math.max(...prices))) },
+          }
+        : null,
     tools: tools.map((t) => ({
       name: t.name,
       title: t.title,

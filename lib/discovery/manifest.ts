@@ -12,7 +12,7 @@ import { env } from "@/lib/config/env";
 import { publicAttestationKey } from "@/lib/attestation";
 import { usd6, usdToAtomic } from "@/lib/payments/price";
 import { baseUrl } from "@/lib/http/base-url";
-import { SERVICE } from "@/lib/discovery/service";
+import { SERVICE, paymentFacts } from "@/lib/discovery/service";
 import { docUrl } from "@/lib/discovery/documents";
 
 /** A part of the manifest that could not be produced, and why. */
@@ -50,7 +50,7 @@ export async function manifest(req?: Request): Promise<Record<string, unknown>> 
  * when anything live failed. `unavailable` says which parts are missing.
  */
 export function catalogManifest(req: Request | undefined, attestationKey: unknown, unavailable: MissingPart[]): Record<string, unknown> {
-  const cfg = env();
+  const pay = paymentFacts();
   const base = baseUrl(req);
   return {
     name: SERVICE.name,
@@ -58,9 +58,10 @@ export function catalogManifest(req: Request | undefined, attestationKey: unknow
     base_url: base,
     mcp_url: `${base}${SERVICE.mcpPath}`,
     x402_version: 2,
-    network: cfg.X402_NETWORK,
-    asset: { symbol: "USDC", address: cfg.USDC_ADDRESS, decimals: 6 },
-    pay_to: cfg.PAY_TO_ADDRESS ?? null,
+    network: pay.network,
+    asset: pay.asset,
+    pay_to: pay.pay_to,
+    payment_methods: pay.methods.map((m) => ({ id: m.id, network: m.network, asset: m.asset, pay_to: m.payTo })),
     endpoints: PRODUCTS.map((p) => ({
       path: p.path,
       method: "GET",
@@ -69,7 +70,7 @@ export function catalogManifest(req: Request | undefined, attestationKey: unknow
       tags: p.tags,
       price_usd: usd6(p.httpPrice),
       price_atomic: usdToAtomic(p.httpPrice).toString(),
-      network: cfg.X402_NETWORK,
+      network: pay.network,
       credits: p.credits,
       free_tier: p.freeTier,
       tool: p.tool ? { name: p.tool.name, price_usd: usd6(p.tool.price) } : null,

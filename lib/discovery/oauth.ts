@@ -3,14 +3,21 @@
  * metadata (for the whole service and per resource) and RFC 8414-shaped authorization
  * server metadata. Access is not granted with OAuth tokens: the mechanism is x402
  * payment per call, or a prepaid bundle token / free-tier key; the documents say so.
+ *
+ * The service runs no OAuth authorization server, so the protected-resource metadata
+ * names none (`authorization_servers` is optional in RFC 9728 and absent here): an
+ * OAuth client must not be sent to metadata without a token endpoint. Per-resource
+ * metadata exists for the resources the service protects (the paid catalog paths and
+ * the MCP endpoint); any other well-formed `rest` is 404.
  */
-import { ValidationError } from "@/lib/errors";
+import { ApiError, ValidationError } from "@/lib/errors";
 import { productByPath } from "@/lib/catalog";
 import { usd6 } from "@/lib/payments/price";
 import { paymentOffer } from "@/lib/payments/offer";
 import { OAUTH_RESOURCE_PREFIX, docUrl } from "@/lib/discovery/documents";
 import { freeEndpoint } from "@/lib/catalog/lookup";
 import { SERVICE, acceptedCredentials, paymentFacts } from "@/lib/discovery/service";
+import { MCP_PATH } from "@/lib/mcp/info";
 
 /** A resource path under this service: segments of unreserved URL characters, no dot segments. */
 export const REST_PATTERN = "^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$";
@@ -32,13 +39,19 @@ export function validateRest(rest: string): string {
   return rest;
 }
 
+/** The accepted methods as the metadata lists them (from the payment-method registry). */
+function payment() {
+  const pay = paymentFacts();
+  return { network: pay.network, asset: pay.asset, pay_to: pay.pay_to, methods: pay.methods.map((m) => ({ id: m.id, network: m.network, asset: m.asset, pay_to: m.payTo })) };
+}
+
 function mechanism(base: string) {
   return {
     authorization_mechanism: "x402",
     x402: {
       version: 2,
       scheme: "exact",
-      ...paymentFacts(),
+      ...payment(),
       headers: { v2: "PAYMENT-SIGNATURE", v1: "X-PAYMENT" },
       discovery: docUrl(base, "/.well-known/x402"),
       manifest: docUrl(base, "/.well-known/x402-manifest.json"),
@@ -50,15 +63,24 @@ function mechanism(base: string) {
   };
 }
 
+/**
+ * Throws a 404 unless `rest` names a resource this service protects: a paid catalog
+ * path (e.g. "v1/quote") or the MCP endpoint ("mcp").
+ */
+export function assertProtectedResource(rest: string): void {
+  if (`/${rest}` === MCP_PATH || productByPath(`/${rest}`)) return;
+  throw new ApiError("not_found", `/${rest} is not a protected resource of this service: metadata exists for the paid paths of /v1/manifest and for ${MCP_PATH}.`);
+}
+
 /** RFC 9728 metadata of `resource` (the whole service when `rest` is empty). */
 export function protectedResourceMetadata(base: string, rest = ""): Record<string, unknown> {
+  if (rest) assertProtectedResource(rest);
   const resource = rest ? `${base}/${rest}` : base;
   const product = rest ? productByPath(`/${rest}`) : undefined;
   return {
     resource,
     resource_name: product ? `${SERVICE.title}: ${product.title}` : SERVICE.title,
     resource_documentation: docUrl(base, "/auth.md"),
-    authorization_servers: [base],
     bearer_methods_supported: ["header"],
     scopes_supported: [],
     ...mechanism(base),
@@ -74,7 +96,11 @@ export function protectedResourceMetadata(base: string, rest = ""): Record<strin
   };
 }
 
-/** RFC 8414-shaped metadata whose content is: no OAuth here, x402 is the mechanism. */
+/**
+ * RFC 8414-shaped metadata whose content is: no OAuth here, x402 is the mechanism (spec
+ * 4.3 keeps the path). No protected-resource metadata points here as an authorization
+ * server: it has no endpoints and grants nothing.
+ */
 export function authorizationServerMetadata(base: string): Record<string, unknown> {
   return {
     issuer: base,

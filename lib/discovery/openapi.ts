@@ -13,6 +13,8 @@
  *   (x402 v1 header, x402 v2 header, bundle token, and the free-tier key where the free
  *   tier covers the product); free operations declare `security: []`.
  * - The free endpoints, the discovery documents and the MCP endpoint.
+ * - Every status an operation can answer is declared, 431 (headers over the server's
+ *   limit, refused before routing) on all of them; `info.license` names the terms.
  */
 import { z } from "zod";
 import { ERROR_CODES } from "@/lib/errors/codes";
@@ -24,11 +26,12 @@ import { FREE_KEY_PARAMS } from "@/lib/access/free-key";
 import { sampleSnapshotSchema } from "@/lib/market/xlm/snapshot";
 import { paymentOffer } from "@/lib/payments/offer";
 import { usd6, usdLabel } from "@/lib/payments/price";
-import { DISCOVERY_DOCUMENTS, docPath, type DiscoveryDocument } from "@/lib/discovery/documents";
+import { DISCOVERY_DOCUMENTS, docUrl, type DiscoveryDocument } from "@/lib/discovery/documents";
 import { bundlePaths, freeEndpoint, productById } from "@/lib/catalog/lookup";
 import { REST_MAX_LENGTH, REST_PATTERN } from "@/lib/discovery/oauth";
 import { MCP_PATH_PARAM } from "@/lib/mcp/paths";
-import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paramDocs, paymentFacts } from "@/lib/discovery/service";
+import { a2aOpenApiPaths } from "@/lib/a2a/info";
+import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paramDocs, paymentFacts, x402Phrase } from "@/lib/discovery/service";
 
 type Json = Record<string, unknown>;
 
@@ -119,6 +122,7 @@ const FREE_KEY_RESPONSES: Json = {
   "200": { description: "The new key (shown once), its quota and the paths it covers.", content: json({ type: "object", required: ["api_key", "daily_quota"], properties: { api_key: { type: "string" }, daily_quota: { type: "integer" }, remaining_today: { type: "integer" }, resets_at: { type: "string", format: "date-time" }, covers: { type: "array", items: { type: "string" } } } }) },
   "422": ref("responses", "ValidationFailed"),
   "429": ref("responses", "RateLimited"),
+  "503": ref("responses", "ServiceUnavailable"),
 };
 
 /** POST form of the free-key endpoint: the same parameters in a JSON or form body (kept out of URLs and logs). */
@@ -133,7 +137,7 @@ function freeKeyPost(): Json {
     tags: ["free"],
     security: [],
     requestBody: { required: false, content: { "application/json": { schema }, "application/x-www-form-urlencoded": { schema } } },
-    responses: FREE_KEY_RESPONSES,
+    responses: { ...FREE_KEY_RESPONSES, "413": ref("responses", "PayloadTooLarge") },
   };
 }
 
@@ -164,6 +168,7 @@ const FREE_DETAILS: Record<string, (e: FreeEndpoint) => Json> = {
       "200": { description: "Quota or credits left and the recent charged calls of the credential sent.", content: json({ type: "object", required: ["kind"], properties: { kind: { type: "string", enum: ["api_key", "bundle"] } } }) },
       "400": { description: "No API key or bundle token in the request.", content: json(ref("schemas", "ErrorResponse")) },
       "404": ref("responses", "NotFound"),
+      "503": ref("responses", "ServiceUnavailable"),
     },
   }),
   "/health": () => ({
@@ -175,7 +180,7 @@ const FREE_DETAILS: Record<string, (e: FreeEndpoint) => Json> = {
   "/v1/bundles/debug": () => ({
     security: [{ AdminBearer: [] }],
     "x-internal": true,
-    responses: { "200": { description: "Ledger counts and health.", content: json({ type: "object" }) }, "404": ref("responses", "NotFound") },
+    responses: { "200": { description: "Ledger counts and health.", content: json({ type: "object" }) }, "404": ref("responses", "NotFound"), "503": ref("responses", "ServiceUnavailable") },
   }),
 };
 
@@ -200,9 +205,11 @@ function discoveryOperation(d: DiscoveryDocument): Json {
   const templated = d.path.includes("{");
   const schema: Json = d.mediaType === "application/pdf" ? { type: "string", format: "binary" } : TEXT_TYPES.has(d.mediaType) ? { type: "string" } : { type: "object" };
   const content: Json = { [d.mediaType]: { schema } };
-  if (d.path === docPath("/llms.txt")) content["text/plain"] = { schema };
   const responses: Json = { "200": { description: d.title, headers: { "Cache-Control": ref("headers", "CacheControl") }, content } };
-  if (templated) responses["422"] = ref("responses", "ValidationFailed");
+  if (templated) {
+    responses["404"] = ref("responses", "NotFound");
+    responses["422"] = ref("responses", "ValidationFailed");
+  }
   return {
     operationId: operationId("get", d.path),
     summary: d.title,
@@ -260,6 +267,7 @@ function mcpOperations(templated: boolean): Json {
         "200": { description: "JSON-RPC response: application/json for a single request, text/event-stream for a batch or when notifications precede the answer. A failure inside the transport is a JSON-RPC error -32603 with this status; nothing is charged.", content: { ...json({ type: "object" }), "text/event-stream": { schema: { type: "string" } } } },
         "202": { description: "Notification accepted (no response body)." },
         "400": { description: "Not JSON or not a JSON-RPC 2.0 message (JSON-RPC error -32700 / -32600).", content: json({ type: "object" }) },
+        "406": { description: "The Accept header does not list both application/json and text/event-stream, as streamable HTTP requires of clients (JSON-RPC error).", content: json({ type: "object" }) },
         "413": { description: "Body larger than the transport accepts (JSON-RPC error -32600).", content: json({ type: "object" }) },
         "415": { description: "Content-Type is not application/json (JSON-RPC error).", content: json({ type: "object" }) },
       },
@@ -301,7 +309,11 @@ function components(products: readonly AnyProduct[]): Json {
       PaymentRequired: {
         description: "Payment required: no valid payment, bundle token or API key (or the one sent was refused). The body follows x402 v1 (accepts[]) and adds the spec 2.2 fields endpoint, price and instruction; the PAYMENT-REQUIRED header carries the x402 v2 requirement.",
         headers: { "PAYMENT-REQUIRED": ref("headers", "PaymentRequired") },
-        content: json(ref("schemas", "PaymentRequired")),
+        content: {
+          ...json(ref("schemas", "PaymentRequired")),
+          // Same status and header; the body a browser navigation gets (Accept lists text/html and not JSON).
+          "text/html": { schema: { type: "string", description: "A page naming the product and price that forwards the browser to its paywall at /pay/<path> (connect a wallet, pay one call)." } },
+        },
       },
       QuotaExhausted: {
         description: "The free-tier key used up its daily quota (code quota_exhausted); the body still carries the payment requirement so the caller can pay instead.",
@@ -325,6 +337,8 @@ function components(products: readonly AnyProduct[]): Json {
         content: json(ref("schemas", "ErrorResponse")),
       },
       NotFound: { description: "Not found (code not_found).", content: json(ref("schemas", "ErrorResponse")) },
+      PayloadTooLarge: { description: "The request body is larger than this operation accepts (code payload_too_large).", content: json(ref("schemas", "ErrorResponse")) },
+      HeadersTooLarge: { description: "The request headers exceed the server's limit (code headers_too_large); answered before any operation runs.", content: json(ref("schemas", "ErrorResponse")) },
     },
     schemas: {
       ValidationError: {
@@ -369,7 +383,8 @@ function components(products: readonly AnyProduct[]): Json {
       },
       PaymentRequired: {
         type: "object",
-        required: ["x402Version", "error", "code", "accepts", "endpoint", "price", "instruction"],
+        // The x402 members exist only when an x402 method is accepted (an empty accepts[] is not x402).
+        required: paymentFacts().x402.length > 0 ? ["x402Version", "error", "code", "accepts", "endpoint", "price", "instruction"] : ["error", "code", "endpoint", "price", "instruction"],
         properties: {
           x402Version: { type: "integer", const: 1 },
           error: { type: "string", description: "Why payment is required" },
@@ -414,16 +429,22 @@ function tags(products: readonly AnyProduct[]): Json[] {
     { name: "free", description: "Free endpoints (no payment)." },
     { name: "discovery", description: "Discovery documents for agents (free)." },
     { name: "mcp", description: `MCP tool interface (${SERVICE.mcpTransport}).` },
+    { name: "a2a", description: `A2A agent interface (protocol ${SERVICE.a2aProtocolVersion}; see the agent card).` },
   ];
 }
 
 function infoDescription(): string {
   const pay = paymentFacts();
+  const x402 = x402Phrase();
+  const perCall = [
+    ...(x402 ? [`Pay per call with x402 (scheme \`exact\`, ${x402}): sign the requirement from the \`PAYMENT-REQUIRED\` header and repeat with \`PAYMENT-SIGNATURE\` (v2), or sign one of the body's \`accepts[]\` and repeat with \`X-PAYMENT\` (v1).`] : []),
+    ...pay.methods.filter((m) => !pay.x402.some((x) => x.id === m.id)).map((m) => `Or pay with ${m.howTo}`),
+  ];
   return [
     SERVICE.description,
     "",
     "## Paying",
-    `Paid operations answer **402** without a credential. Pay per call with x402 (scheme \`exact\`, USDC on \`${pay.network}\`, asset \`${pay.asset.address}\`): sign the requirement from the \`PAYMENT-REQUIRED\` header and repeat with \`PAYMENT-SIGNATURE\` (v2), or sign one of the body's \`accepts[]\` and repeat with \`X-PAYMENT\` (v1). Alternatives: a prepaid bundle token (\`X-Bundle-Token\`) or a free-tier key (\`X-Api-Key\`, GET ${freeEndpoint("/v1/free-key").path}).`,
+    `Paid operations answer **402** without a credential. ${perCall.length > 0 ? perCall.join(" ") : "Per-call payment is not configured on this instance."} Alternatives: a prepaid bundle token (\`X-Bundle-Token\`) or a free-tier key (\`X-Api-Key\`, GET ${freeEndpoint("/v1/free-key").path}).`,
     "",
     "Each paid operation declares its offer under `x-payment-info` (protocols, price with 6 decimals, offers[] with the amount in USDC base units), its MCP tool under `x-mcp-tool` and its bundle cost under `x-credits`.",
     "",
@@ -452,6 +473,9 @@ function buildCore(): Json {
   for (const d of DISCOVERY_DOCUMENTS) paths[d.path] = { get: discoveryOperation(d) };
   paths[SERVICE.mcpPath] = mcpOperations(false);
   paths[`${SERVICE.mcpPath}/{path}`] = mcpOperations(true);
+  Object.assign(paths, a2aOpenApiPaths());
+  // The server refuses oversized headers before routing (lib/server/client-error.ts), so any operation can answer 431.
+  for (const item of Object.values(paths) as Json[]) for (const op of Object.values(item) as Array<{ responses: Json }>) op.responses["431"] = ref("responses", "HeadersTooLarge");
   return {
     openapi: SERVICE.openapiVersion,
     info: { title: SERVICE.title, version: SERVICE.apiVersion, summary: SERVICE.summary, description: infoDescription() },
@@ -472,5 +496,5 @@ let core: Json | undefined;
 export function buildOpenApi(base: string): Json {
   core ??= buildCore();
   const { openapi, info, ...rest } = core;
-  return { openapi, info, servers: [{ url: base, description: "This instance" }], ...rest };
+  return { openapi, info: { ...(info as Json), license: { name: SERVICE.license, url: docUrl(base, "/auth.md") } }, servers: [{ url: base, description: "This instance" }], ...rest };
 }

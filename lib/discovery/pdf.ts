@@ -1,13 +1,19 @@
 /**
- * /spec.pdf: the API description as a PDF, generated with pdf-lib and the standard PDF
- * fonts (no font files: the text stays extractable), from the same sources as
- * /openapi.json. One section per operation: method, path, prices, accepted
+ * /spec.pdf: the API description as a PDF, generated with pdf-lib from the same sources
+ * as /openapi.json. One section per operation: method, path, prices, accepted
  * credentials, parameters and a response summary (the 200 fields from the output
  * schema, then the error answers). The /mcp operations are read from the OpenAPI
  * document itself, one section per method and path. Kept for the few most recent base
  * URLs (a small LRU), so requests with many different Host headers cannot grow memory.
+ *
+ * Text is set in DejaVu Sans with code in DejaVu Sans Mono, embedded as subsets (font
+ * files in lib/discovery/fonts, see its LICENSE), so every reader shows the same glyphs
+ * and the text stays extractable. Markdown code spans in the descriptions (`name`) are
+ * drawn as code, in the monospaced font on a light background, never as backticks.
  */
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from "pdf-lib";
+import { readFileSync } from "node:fs";
+import fontkit from "@pdf-lib/fontkit";
+import { PDFDocument, rgb, type PDFFont, type PDFPage } from "pdf-lib";
 import type { AnyProduct } from "@/lib/catalog/types";
 import type { ParamDoc } from "@/lib/catalog/params";
 import { FREE_ENDPOINTS, type FreeEndpoint } from "@/lib/catalog/free";
@@ -16,26 +22,101 @@ import { usdLabel } from "@/lib/payments/price";
 import { DISCOVERY_DOCUMENTS, docPath } from "@/lib/discovery/documents";
 import { freeEndpoint } from "@/lib/catalog/lookup";
 import { buildOpenApi, jsonSchemaOf } from "@/lib/discovery/openapi";
-import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paramDocs, paymentFacts } from "@/lib/discovery/service";
+import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paramDocs, paymentFacts, x402Phrase } from "@/lib/discovery/service";
 import { toolList } from "@/lib/discovery/tools";
+import { a2aOpenApiPaths } from "@/lib/a2a/info";
+import { A2A_JSONRPC_PATH, A2A_REST_PATH } from "@/lib/a2a/protocol";
 
 const PAGE = { w: 595.28, h: 841.89, margin: 50 };
 const INK = rgb(0.1, 0.1, 0.12);
 const MUTED = rgb(0.35, 0.35, 0.4);
+const CODE_BACKGROUND = rgb(0.93, 0.93, 0.95);
 
-/** Characters the standard fonts (WinAnsi) cannot encode, replaced by readable ASCII. */
-const REPLACEMENTS: Record<string, string> = { "→": "->", "←": "<-", "≥": ">=", "≤": "<=", "×": "x", "−": "-", "≈": "~", "∈": "in", "√": "sqrt", "Δ": "delta", "σ": "sigma" };
+/** The font files, read once per process (about 1.8 MB; each PDF embeds only the glyphs it uses). */
+type FontName = "regular" | "bold" | "mono";
+let fontBytes: Record<FontName, Uint8Array> | undefined;
+
+function fontFiles(): Record<FontName, Uint8Array> {
+  fontBytes ??= {
+    regular: readFileSync(new URL("./fonts/DejaVuSans.ttf", import.meta.url)),
+    bold: readFileSync(new URL("./fonts/DejaVuSans-Bold.ttf", import.meta.url)),
+    mono: readFileSync(new URL("./fonts/DejaVuSansMono.ttf", import.meta.url)),
+  };
+  return fontBytes;
+}
+
+/**
+ * Subsets only; no ligatures or kerning: the PDF carries no positioning, so widths stay
+ * the sum of the characters' advances, and skipping those lookups keeps layout cheap.
+ */
+const EMBED = { subset: true, features: { liga: false, clig: false, calt: false, kern: false, mark: false, mkmk: false } };
+
+/**
+ * fontkit with its parsed fonts kept per file: pdf-lib parses the font bytes again for
+ * every document, the costliest step of a build. A parsed font is read-only apart from
+ * its glyph caches; each document still makes its own subset.
+ */
+const parsed = new WeakMap<Uint8Array, ReturnType<typeof fontkit.create>>();
+const SHARED_FONTKIT: typeof fontkit = {
+  ...fontkit,
+  create(buffer: Uint8Array, postscriptName?: string) {
+    let font = parsed.get(buffer);
+    if (!font) parsed.set(buffer, (font = fontkit.create(buffer, postscriptName)));
+    return font;
+  },
+};
+
+/** A run of text in one font: plain text, or a code span. */
+interface Piece {
+  text: string;
+  code: boolean;
+}
+
+/**
+ * Splits markdown inline text into plain and code pieces. Code spans are delimited by
+ * backtick runs of equal length (CommonMark); a backtick without a partner stays text.
+ * Bold markers (`**`) are dropped: the layout carries emphasis itself.
+ */
+export function inlinePieces(text: string): Piece[] {
+  const out: Piece[] = [];
+  const plain = (t: string) => t && out.push({ text: t.replace(/\*\*/g, ""), code: false });
+  let i = 0;
+  let from = 0;
+  while (i < text.length) {
+    if (text[i] !== "`") {
+      i++;
+      continue;
+    }
+    let n = 1;
+    while (text[i + n] === "`") n++;
+    const fence = "`".repeat(n);
+    let close = text.indexOf(fence, i + n);
+    while (close !== -1 && text[close + n] === "`") close = text.indexOf(fence, close + n + 1);
+    if (close === -1) {
+      i += n;
+      continue;
+    }
+    plain(text.slice(from, i));
+    const inner = text.slice(i + n, close);
+    out.push({ text: inner.length > 1 && inner.startsWith(" ") && inner.endsWith(" ") ? inner.slice(1, -1) : inner, code: true });
+    i = close + n;
+    from = i;
+  }
+  plain(text.slice(from));
+  return out;
+}
 
 class Writer {
   private page!: PDFPage;
   private y = 0;
-  private readonly charset: Set<number>;
+  private readonly charsets = new Map<PDFFont, Set<number>>();
+  /** Advance width per character at size 1: a TrueType font's widthOfTextAtSize runs a full text layout per call. */
+  private readonly advances = new Map<PDFFont, Map<string, number>>();
 
   constructor(
     private readonly doc: PDFDocument,
-    private readonly fonts: { regular: PDFFont; bold: PDFFont; mono: PDFFont },
+    private readonly fonts: Record<FontName, PDFFont>,
   ) {
-    this.charset = new Set(fonts.regular.getCharacterSet());
     this.newPage();
   }
 
@@ -44,51 +125,115 @@ class Writer {
     this.y = PAGE.h - PAGE.margin;
   }
 
-  private clean(text: string): string {
-    let out = "";
-    for (const ch of text.replace(/[\r\t]/g, " ")) {
-      const r = REPLACEMENTS[ch];
-      if (r !== undefined) out += r;
-      else out += this.charset.has(ch.codePointAt(0)!) ? ch : "?";
+  /** Width of `text` in `font` at `size`: the sum of its characters' advances (what a reader draws: no kerning is written). */
+  private width(text: string, font: PDFFont, size: number): number {
+    let table = this.advances.get(font);
+    if (!table) this.advances.set(font, (table = new Map()));
+    let w = 0;
+    for (const ch of text) {
+      let a = table.get(ch);
+      if (a === undefined) table.set(ch, (a = font.widthOfTextAtSize(ch, 1)));
+      w += a;
     }
+    return w * size;
+  }
+
+  /** `text` with characters `font` has no glyph for shown as "?" (instead of an invisible .notdef box). */
+  private clean(text: string, font: PDFFont): string {
+    let set = this.charsets.get(font);
+    if (!set) this.charsets.set(font, (set = new Set(font.getCharacterSet())));
+    let out = "";
+    for (const ch of text.replace(/[\r\t]/g, " ")) out += set.has(ch.codePointAt(0)!) ? ch : "?";
     return out;
   }
 
-  private wrap(text: string, font: PDFFont, size: number, width: number): string[] {
-    const lines: string[] = [];
-    for (const para of this.clean(text).split("\n")) {
-      let line = "";
-      for (const word of para.split(/ +/)) {
-        const candidate = line ? `${line} ${word}` : word;
-        if (font.widthOfTextAtSize(candidate, size) <= width || !line) {
-          line = candidate;
-          // A single word wider than the line (a long URL) is cut where it overflows.
-          while (font.widthOfTextAtSize(line, size) > width && line.length > 1) {
-            let cut = line.length - 1;
-            while (cut > 1 && font.widthOfTextAtSize(line.slice(0, cut), size) > width) cut--;
-            lines.push(line.slice(0, cut));
-            line = line.slice(cut);
-          }
-        } else {
+  /** Lines of words; a word is the pieces between two spaces (a code span and the comma after it stay together). */
+  private wrap(text: string, base: PDFFont, size: number, width: number): Array<Array<Array<Piece & { font: PDFFont }>>> {
+    const lines: Array<Array<Array<Piece & { font: PDFFont }>>> = [];
+    const widthOf = (word: Array<Piece & { font: PDFFont }>) => word.reduce((w, p) => w + this.width(p.text, p.font, size), 0);
+    const space = this.width(" ", base, size);
+    for (const para of text.split("\n")) {
+      const words: Array<Array<Piece & { font: PDFFont }>> = [[]];
+      for (const piece of inlinePieces(para)) {
+        const font = piece.code ? this.fonts.mono : base;
+        piece.text.split(/ +/).forEach((part, k) => {
+          if (k > 0) words.push([]);
+          if (part) words.at(-1)!.push({ text: this.clean(part, font), code: piece.code, font });
+        });
+      }
+      let line: Array<Array<Piece & { font: PDFFont }>> = [];
+      let used = 0;
+      for (const word of words.filter((w) => w.length)) {
+        const w = widthOf(word);
+        if (line.length && used + space + w > width) {
           lines.push(line);
-          line = word;
+          line = [];
+          used = 0;
         }
+        if (!line.length && w > width) {
+          // A single word wider than the line (a long URL) is cut where it overflows.
+          for (const chunk of this.cut(word, size, width)) lines.push([chunk]);
+          line = [lines.pop()![0]!];
+          used = widthOf(line[0]!);
+          continue;
+        }
+        used += (line.length ? space : 0) + w;
+        line.push(word);
       }
       lines.push(line);
     }
     return lines;
   }
 
-  /** Writes wrapped text; starts a new page when the next line would not fit. */
-  text(text: string, o: { size?: number; font?: "regular" | "bold" | "mono"; indent?: number; gap?: number; color?: ReturnType<typeof rgb> } = {}): void {
+  /** `word` cut into pieces of at most `width`, character by character. */
+  private cut(word: Array<Piece & { font: PDFFont }>, size: number, width: number): Array<Array<Piece & { font: PDFFont }>> {
+    const out: Array<Array<Piece & { font: PDFFont }>> = [[]];
+    let used = 0;
+    for (const p of word) {
+      for (const ch of p.text) {
+        const w = this.width(ch, p.font, size);
+        if (used + w > width && used > 0) {
+          out.push([]);
+          used = 0;
+        }
+        const cur = out.at(-1)!;
+        const last = cur.at(-1);
+        if (last && last.font === p.font && last.code === p.code) last.text += ch;
+        else cur.push({ ...p, text: ch });
+        used += w;
+      }
+    }
+    return out;
+  }
+
+  /** Writes wrapped text with its code spans as code; starts a new page when the next line would not fit. */
+  text(text: string, o: { size?: number; font?: FontName; indent?: number; gap?: number; color?: ReturnType<typeof rgb> } = {}): void {
     const size = o.size ?? 9.5;
-    const font = this.fonts[o.font ?? "regular"];
+    const base = this.fonts[o.font ?? "regular"];
     const indent = o.indent ?? 0;
     const leading = size * 1.35;
-    for (const line of this.wrap(text, font, size, PAGE.w - 2 * PAGE.margin - indent)) {
+    const space = this.width(" ", base, size);
+    for (const line of this.wrap(text, base, size, PAGE.w - 2 * PAGE.margin - indent)) {
       if (this.y - leading < PAGE.margin + 20) this.newPage();
       this.y -= leading;
-      this.page.drawText(line, { x: PAGE.margin + indent, y: this.y, size, font, color: o.color ?? INK });
+      // One drawText per run of one font across words: each call lays its text out with fontkit.
+      const runs: Array<Piece & { font: PDFFont; lead: number }> = [];
+      line.forEach((word, k) => {
+        word.forEach((p, j) => {
+          const spaced = k > 0 && j === 0;
+          const last = runs.at(-1);
+          if (last && last.font === p.font && last.code === p.code) last.text += (spaced ? " " : "") + p.text;
+          else runs.push({ ...p, lead: spaced ? space : 0 });
+        });
+      });
+      let x = PAGE.margin + indent;
+      for (const r of runs) {
+        x += r.lead;
+        const w = this.width(r.text, r.font, size);
+        if (r.code) this.page.drawRectangle({ x: x - 0.8, y: this.y - size * 0.25, width: w + 1.6, height: size * 1.15, color: CODE_BACKGROUND });
+        this.page.drawText(r.text, { x, y: this.y, size, font: r.font, color: o.color ?? INK });
+        x += w;
+      }
     }
     this.y -= o.gap ?? 2;
   }
@@ -204,10 +349,12 @@ async function build(base: string): Promise<Uint8Array> {
   doc.setAuthor(SERVICE.title);
   doc.setProducer("pdf-lib");
   doc.setKeywords(["x402", "MCP", "OpenAPI", "XLM", "market data"]);
+  doc.registerFontkit(SHARED_FONTKIT);
+  const files = fontFiles();
   const w = new Writer(doc, {
-    regular: await doc.embedFont(StandardFonts.Helvetica),
-    bold: await doc.embedFont(StandardFonts.HelveticaBold),
-    mono: await doc.embedFont(StandardFonts.Courier),
+    regular: await doc.embedFont(files.regular, EMBED),
+    bold: await doc.embedFont(files.bold, EMBED),
+    mono: await doc.embedFont(files.mono, EMBED),
   });
   const pay = paymentFacts();
 
@@ -219,7 +366,9 @@ async function build(base: string): Promise<Uint8Array> {
 
   w.heading("Authentication and payment", 15);
   w.text("No account is needed: payment is the credential. Any one of these satisfies a paid operation:");
-  w.text(`- x402 per call: scheme exact, USDC on ${pay.network} (asset ${pay.asset.address}). A call without a credential answers 402 with the requirement; sign it and repeat with PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (v1). Settled only after the call succeeded.`, { indent: 10 });
+  const x402 = x402Phrase();
+  if (x402) w.text(`- x402 per call: scheme exact, ${x402}. A call without a credential answers 402 with the requirement; sign it and repeat with PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (v1). Settled only after the call succeeded.`, { indent: 10 });
+  for (const m of pay.methods.filter((m) => !pay.x402.some((x) => x.id === m.id))) w.text(`- Per call, ${m.howTo}`, { indent: 10 });
   w.text("- Prepaid bundle token: header X-Bundle-Token (or Authorization: Bearer); each call consumes its credit cost.", { indent: 10 });
   w.text(`- Free-tier API key: header X-Api-Key (GET ${freeEndpoint("/v1/free-key").path}; ${freeQuota()} calls per UTC day on standard endpoints).`, { indent: 10 });
   w.text(`Each paid operation in ${docPath("/openapi.json")} declares its payment offer under x-payment-info.`);
@@ -254,6 +403,12 @@ async function build(base: string): Promise<Uint8Array> {
   for (const t of toolList()) {
     w.text(`${t.name} - ${t.free ? "free" : usdLabel(t.price)}${t.path ? ` - GET ${t.path}` : ""}`, { font: "bold", size: 9 });
     w.text(t.description, { indent: 10, size: 8.5 });
+  }
+
+  w.heading("A2A agent interface", 15);
+  w.text(`A2A protocol ${SERVICE.a2aProtocolVersion}: HTTP+JSON binding at ${base}${A2A_REST_PATH}, JSON-RPC at ${base}${A2A_JSONRPC_PATH}; skills, message conventions and the a2a-x402 extension are in the agent card.`);
+  for (const path of Object.keys(a2aOpenApiPaths())) {
+    for (const [method, op] of Object.entries(paths[path] ?? {})) operationSection(w, api, method, path, op, "free (paid skills are paid per message, at the HTTP price).");
   }
 
   w.footers();

@@ -44,15 +44,6 @@ export function textDocument(route: string, build: (base: string) => string, med
   return handler(route, async (_req, base) => ({ body: build(base), type: `${mediaType}; charset=utf-8` }));
 }
 
-/** Text document served as text/markdown when the client accepts it, text/plain otherwise. */
-export function markdownDocument(route: string, build: (base: string) => string): Handler {
-  return handler(route, async (req, base) => {
-    const accept = req.headers.get("accept") ?? "";
-    const type = /\btext\/markdown\b/i.test(accept) ? "text/markdown" : "text/plain";
-    return { body: build(base), type: `${type}; charset=utf-8`, headers: { Vary: "Accept" } };
-  });
-}
-
 /** Binary document. */
 export function binaryDocument(route: string, build: (base: string) => Promise<Uint8Array>, mediaType: string): Handler {
   return handler(route, async (_req, base) => ({ body: Buffer.from(await build(base)), type: mediaType }));

@@ -7,15 +7,19 @@ import type { AnyProduct } from "@/lib/catalog/types";
 import type { ParamDoc, ParamSet } from "@/lib/catalog/params";
 import { usd6, usdLabel } from "@/lib/payments/price";
 import { env } from "@/lib/config/env";
-import { svmNetwork, svmRequirements } from "@/lib/payments/svm";
+import { methodFacts, usableMethods, type MethodFacts } from "@/lib/payments/methods/registry";
 import { MCP_PATH, MCP_SERVER_INFO, MCP_SPEC_PROTOCOL_VERSION, MCP_TRANSPORT } from "@/lib/mcp/info";
 
 export const SERVICE = {
   name: MCP_SERVER_INFO.name,
   title: "Echo x402 Sentiment",
   summary: "Pay-per-call crypto market intelligence for autonomous agents, focused on XLM.",
-  description:
-    "Pay-per-call crypto market intelligence for autonomous agents (XLM focus): composite sentiment, quotes with the SDEX order book, arbitrage, multi-asset screens, breadth, gas, prediction markets, wallet intelligence, token safety and whale flow. HTTP GET endpoints under /v1 and MCP tools at /mcp, paid per call with x402 (USDC on Base), with a prepaid bundle token or with a free-tier API key.",
+  /** Names the per-call methods this instance accepts (read on use: the registry is built from configuration). */
+  get description(): string {
+    const labels = methodFacts().map((m) => m.label);
+    const paid = labels.length > 0 ? `paid per call (${labels.join(", ")}), with a prepaid bundle token or with a free-tier API key` : "paid with a prepaid bundle token or with a free-tier API key";
+    return `Pay-per-call crypto market intelligence for autonomous agents (XLM focus): composite sentiment, quotes with the SDEX order book, arbitrage, multi-asset screens, breadth, gas, prediction markets, wallet intelligence, token safety and whale flow. HTTP GET endpoints under /v1 and MCP tools at /mcp, ${paid}.`;
+  },
   /** OpenAPI document format and HTTP API version (spec 9). */
   openapiVersion: "3.1.0",
   apiVersion: "0.1.0",
@@ -29,6 +33,11 @@ export const SERVICE = {
   agentCardVersion: "0.2.0",
   a2aProtocolVersion: "0.3.0",
   preferredTransport: "HTTP+JSON",
+  /**
+   * OpenAPI `info.license`: the API is a paid service, not open source; the licence URL
+   * is /auth.md, which states the terms of access (pay per call, bundle, free-tier key).
+   */
+  license: "Proprietary",
 } as const;
 
 /** Every paid HTTP operation, in catalog order. */
@@ -50,7 +59,7 @@ export function priceLine(p: AnyProduct): string {
 
 /** Credentials a paid product accepts, as words (the access gate decides the same way). */
 export function acceptedCredentials(p: AnyProduct): string[] {
-  const out = ["x402 payment"];
+  const out = usableMethods().length > 0 ? ["x402 payment"] : [];
   if (p.kind === "data") out.push("bundle token");
   if (p.kind === "data" && p.freeTier) out.push("free-tier API key");
   return out;
@@ -63,16 +72,47 @@ export function hostOf(base: string): string {
 
 export { usd6, usdLabel };
 
-/** Network facts every payment-related document repeats from the configuration. */
-export function paymentFacts() {
-  const cfg = env();
+/**
+ * What every payment-related document says, from the payment-method registry: the
+ * methods accepted (x402 ones are in `accepts[]`; others, like XLM, beside it), and for
+ * the documents that name one network, the first x402 method's (null without one).
+ */
+export function paymentFacts(): {
+  methods: MethodFacts[];
+  x402: MethodFacts[];
+  network: string | null;
+  asset: MethodFacts["asset"] | null;
+  pay_to: string | null;
+  /** One sentence per accepted method, or the sentence that none is. */
+  summary: string;
+} {
+  const methods = methodFacts();
+  const x402 = usableMethods().flatMap((m) => (m.requirement("0.01") ? [m.facts()] : []));
+  const first = x402[0] ?? null;
   return {
-    network: cfg.X402_NETWORK,
-    asset: { symbol: "USDC", address: cfg.USDC_ADDRESS, decimals: 6 },
-    pay_to: cfg.PAY_TO_ADDRESS ?? null,
-    solana: svmRequirements("0.01").length > 0 ? { network: svmNetwork(), pay_to: cfg.SOLANA_PAY_TO_ADDRESS, asset: cfg.SOLANA_USDC_MINT } : null,
-    xlm: cfg.STELLAR_PAY_TO_ADDRESS ? { pay_to: cfg.STELLAR_PAY_TO_ADDRESS, memo: "required (given in each payment requirement)" } : null,
+    methods,
+    x402,
+    network: first?.network ?? null,
+    asset: first?.asset ?? null,
+    pay_to: first?.payTo ?? null,
+    summary: methods.length > 0 ? methods.map((m) => `Pay per call with ${m.howTo}`).join(" ") : "Per-call payment is not configured on this instance: use a prepaid bundle token or a free-tier key.",
   };
+}
+
+/** "USDC on eip155:8453 (asset 0x…)" for each x402 method, joined with " or "; null without one. */
+export function x402Phrase(): string | null {
+  const x = paymentFacts().x402;
+  return x.length > 0 ? x.map((m) => `${m.label} (asset ${m.asset.address})`).join(" or ") : null;
+}
+
+/** One line naming every accepted way to pay per call, or saying there is none. */
+export function paymentLine(): string {
+  const pay = paymentFacts();
+  const parts: string[] = [];
+  const x = x402Phrase();
+  if (x) parts.push(`x402 scheme exact, ${x}`);
+  for (const m of pay.methods) if (!pay.x402.some((y) => y.id === m.id)) parts.push(m.label);
+  return parts.length > 0 ? parts.join("; ") : "no per-call payment on this instance";
 }
 
 /** Free-tier calls per UTC day (spec 8: 50; configurable). */

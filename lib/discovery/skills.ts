@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { usdLabel } from "@/lib/payments/price";
 import { SKILL_NAME, docPath, docUrl } from "@/lib/discovery/documents";
 import { freeEndpoint } from "@/lib/catalog/lookup";
-import { SERVICE, paidProducts, paramDocs, paymentFacts } from "@/lib/discovery/service";
+import { SERVICE, paidProducts, paramDocs, paymentLine } from "@/lib/discovery/service";
 import { toolList } from "@/lib/discovery/tools";
 import { FREE_TOOLS } from "@/lib/catalog/free";
 
@@ -21,7 +21,6 @@ export function skillPath(): string {
 
 /** The SKILL.md document for the instance at `base`. */
 export function skillMarkdown(base: string): string {
-  const pay = paymentFacts();
   const rows = paidProducts().map((p) => {
     const params = paramDocs(p.params).map(([n, d]) => `${n}${d.required ? "" : "?"}`).join(", ") || "none";
     return `| GET ${p.path} | ${usdLabel(p.httpPrice)} | ${p.tool ? `${p.tool.name} (${usdLabel(p.tool.price)})` : "-"} | ${params} | ${p.title} |`;
@@ -47,7 +46,7 @@ export function skillMarkdown(base: string): string {
     "## How to call",
     `1. HTTP: \`GET ${base}<path>\` with the query parameters below. MCP: connect to \`${base}${SERVICE.mcpPath}\` (streamable-http, protocol ${SERVICE.mcpProtocolVersion}) and call the tool.`,
     "2. Without a credential a paid call answers **402** (MCP: the requirement is the tool result) with `endpoint`, `price` and `instruction`.",
-    `3. Pay with x402 (scheme \`exact\`, USDC on \`${pay.network}\`): sign the requirement from the \`PAYMENT-REQUIRED\` header and repeat with \`PAYMENT-SIGNATURE\` (v2), or sign one of the body's \`accepts[]\` and send \`X-PAYMENT\` (v1). MCP: pass the payload as the \`payment\` argument.`,
+    `3. Pay per call (${paymentLine()}): with x402, sign the requirement from the \`PAYMENT-REQUIRED\` header and repeat with \`PAYMENT-SIGNATURE\` (v2), or sign one of the body's \`accepts[]\` and send \`X-PAYMENT\` (v1). MCP: pass the payload as the \`payment\` argument.`,
     `4. Or use a prepaid bundle token (\`X-Bundle-Token\` / \`bundle_token\`) or a free-tier key (\`X-Api-Key\` / \`api_key\`, mint one with \`GET ${freeEndpoint("/v1/free-key").path}\` or \`${FREE_TOOLS.freeKey}\`).`,
     "5. Nothing is charged when a call fails (422 invalid parameter, 503 upstream down: retry after `Retry-After`).",
     "",

@@ -7,7 +7,7 @@ import { PUBLIC_FREE_ENDPOINTS } from "@/lib/catalog/free";
 import { usdLabel } from "@/lib/payments/price";
 import { DISCOVERY_DOCUMENTS, docPath } from "@/lib/discovery/documents";
 import { freeEndpoint, productById } from "@/lib/catalog/lookup";
-import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paramDocs, paymentFacts, priceLine } from "@/lib/discovery/service";
+import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paramDocs, paymentFacts, paymentLine, priceLine } from "@/lib/discovery/service";
 import { toolList } from "@/lib/discovery/tools";
 import type { AnyProduct } from "@/lib/catalog/types";
 
@@ -28,7 +28,7 @@ export function llmsTxt(base: string): string {
     "",
     `> ${SERVICE.description}`,
     "",
-    `Base URL: ${base}. MCP server: ${base}${SERVICE.mcpPath} (${SERVICE.mcpTransport}, protocol ${SERVICE.mcpProtocolVersion}). Payment: x402 scheme exact, USDC on ${pay.network} (asset ${pay.asset.address}); or a prepaid bundle token (X-Bundle-Token) or a free-tier key (X-Api-Key). No account needed. Paid calls without a credential answer 402 with the payment requirement (endpoint, price, instruction); nothing is charged when a call fails.`,
+    `Base URL: ${base}. MCP server: ${base}${SERVICE.mcpPath} (${SERVICE.mcpTransport}, protocol ${SERVICE.mcpProtocolVersion}). Payment: ${paymentLine()}; or a prepaid bundle token (X-Bundle-Token) or a free-tier key (X-Api-Key). No account needed. Paid calls without a credential answer 402 with the payment requirement (endpoint, price, instruction); nothing is charged when a call fails.`,
     "",
     "## Paid HTTP endpoints",
     "",
@@ -45,8 +45,13 @@ export function llmsTxt(base: string): string {
     "",
     "## How to pay",
     "",
-    `- x402 v2: read the base64 PAYMENT-REQUIRED header of the 402, sign it (EIP-3009 transferWithAuthorization of USDC on ${pay.network}) and repeat the request with PAYMENT-SIGNATURE.`,
-    "- x402 v1: sign one of the 402 body's accepts[] and repeat the request with X-PAYMENT.",
+    ...(pay.x402.length > 0
+      ? [
+          `- x402 v2: read the base64 PAYMENT-REQUIRED header of the 402, sign it (${pay.x402.map((m) => m.label).join(" or ")}) and repeat the request with PAYMENT-SIGNATURE.`,
+          "- x402 v1: sign one of the 402 body's accepts[] and repeat the request with X-PAYMENT.",
+        ]
+      : []),
+    ...pay.methods.filter((m) => !pay.x402.some((x) => x.id === m.id)).map((m) => `- ${m.howTo}`),
     `- Bundle: buy credits once (GET ${productById("bundle").path}, paid with x402) and send the token as X-Bundle-Token; each call consumes its credit cost.`,
     `- Free tier: GET ${freeKey}, then send X-Api-Key on standard endpoints (${freeQuota()} calls per UTC day).`,
     "- MCP: pass payment, bundle_token or api_key as tool arguments.",
@@ -75,7 +80,7 @@ export function agentsTxt(base: string): string {
     line("MCP-Transport", SERVICE.mcpTransport),
     line("MCP-Protocol-Version", SERVICE.mcpProtocolVersion),
     line("Authentication", "none (no account); payment is the credential"),
-    line("Payment", `x402 exact, USDC on ${pay.network}, asset ${pay.asset.address}; headers PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1)`),
+    line("Payment", pay.x402.length > 0 ? `${paymentLine()}; headers PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1)` : paymentLine()),
     line("Alternatives", `X-Bundle-Token (prepaid bundle), X-Api-Key (free tier, GET ${freeEndpoint("/v1/free-key").path}, ${freeQuota()} calls per UTC day)`),
     line("Free", [...PUBLIC_FREE_ENDPOINTS.map((e) => e.path), ...toolList().filter((t) => t.free).map((t) => `mcp:${t.name}`)].join(", ")),
     "",

@@ -7,7 +7,6 @@
  */
 import { FREE_ENDPOINTS, PUBLIC_FREE_ENDPOINTS } from "@/lib/catalog/free";
 import { DISCOVERY_DOCUMENTS, docUrl } from "@/lib/discovery/documents";
-import { paidProducts } from "@/lib/discovery/service";
 
 export const CONTENT_SIGNAL = "search=yes, ai-input=yes, ai-train=no";
 
@@ -32,13 +31,20 @@ export function robotsTxt(base: string): string {
 
 const xml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
-/** Every URL the sitemap lists (home, discovery documents, free and paid endpoints). */
+/**
+ * Every URL the sitemap lists: the home page, the discovery documents and the free
+ * endpoints a crawler may fetch, i.e. only what answers 200 to a plain GET (and what
+ * /openapi.json describes: every path a document names is an operation there). Paid
+ * endpoints (402 without a credential, 422 without their required parameters) are
+ * found through /openapi.json, /v1/manifest and the x402 documents instead; /v1/usage
+ * needs a credential, /v1/free-key mints a key and /v1/sample spends the client's
+ * hourly allowance.
+ */
 export function sitemapUrls(base: string): string[] {
   return [
     `${base}/`,
     ...DISCOVERY_DOCUMENTS.filter((d) => d.sitemap).map((d) => `${base}${d.path}`),
-    ...PUBLIC_FREE_ENDPOINTS.map((e) => `${base}${e.path}`),
-    ...paidProducts().map((p) => `${base}${p.path}`),
+    ...PUBLIC_FREE_ENDPOINTS.filter((e) => e.crawlable).map((e) => `${base}${e.path}`),
   ];
 }
 

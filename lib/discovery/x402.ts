@@ -8,15 +8,20 @@
  */
 import type { AnyProduct } from "@/lib/catalog/types";
 import { paymentOffer } from "@/lib/payments/offer";
-import { buildRequirements } from "@/lib/payments/x402/codec";
+import { x402Requirements } from "@/lib/payments/methods/registry";
 import { usd6 } from "@/lib/payments/price";
-import { SERVICE, paidProducts, paramDocs, paymentFacts } from "@/lib/discovery/service";
+import { SERVICE, paidProducts, paramDocs, paymentFacts, x402Phrase } from "@/lib/discovery/service";
 import { docUrl } from "@/lib/discovery/documents";
 import { freeEndpoint } from "@/lib/catalog/lookup";
 
 function instructions(base: string): string {
   const pay = paymentFacts();
-  return `Every resource is a GET that answers HTTP 402 until paid (after its query parameters validate). Pay per call with x402 (scheme exact, USDC on ${pay.network}): sign the requirement from the PAYMENT-REQUIRED header and repeat the request with PAYMENT-SIGNATURE (v2), or sign one of the body's accepts[] and send X-PAYMENT (v1). Prices and requirements: ${docUrl(base, "/.well-known/x402-manifest.json")}. Alternatives: prepaid bundle token (X-Bundle-Token) or free-tier key (X-Api-Key from ${base}${freeEndpoint("/v1/free-key").path}).`;
+  const x402 = x402Phrase();
+  const perCall = [
+    ...(x402 ? [`Pay per call with x402 (scheme exact, ${x402}): sign the requirement from the PAYMENT-REQUIRED header and repeat the request with PAYMENT-SIGNATURE (v2), or sign one of the body's accepts[] and send X-PAYMENT (v1).`] : []),
+    ...pay.methods.filter((m) => !pay.x402.some((x) => x.id === m.id)).map((m) => `Or pay with ${m.howTo}`),
+  ];
+  return `Every resource is a GET that answers HTTP 402 until paid (after its query parameters validate). ${perCall.length > 0 ? perCall.join(" ") : "Per-call payment is not configured on this instance."} Prices and requirements: ${docUrl(base, "/.well-known/x402-manifest.json")}. Alternatives: prepaid bundle token (X-Bundle-Token) or free-tier key (X-Api-Key from ${base}${freeEndpoint("/v1/free-key").path}).`;
 }
 
 /** /.well-known/x402 */
@@ -51,7 +56,8 @@ export function x402Manifest(base: string): Record<string, unknown> {
     network: pay.network,
     asset: pay.asset,
     pay_to: pay.pay_to,
-    schemes: ["exact"],
+    schemes: pay.x402.length > 0 ? ["exact"] : [],
+    methods: pay.methods.map((m) => ({ id: m.id, network: m.network, asset: m.asset, pay_to: m.payTo })),
     headers: { payment_v2: "PAYMENT-SIGNATURE", payment_v1: "X-PAYMENT", requirement_v2: "PAYMENT-REQUIRED", receipt_v2: "PAYMENT-RESPONSE", receipt_v1: "X-PAYMENT-RESPONSE" },
     resources: paidProducts().map((p) => ({
       resource: `${base}${p.path}`,
@@ -62,7 +68,7 @@ export function x402Manifest(base: string): Record<string, unknown> {
       mimeType: "application/json",
       price_usd: usd6(p.httpPrice),
       network: pay.network,
-      accepts: buildRequirements(p.httpPrice),
+      accepts: x402Requirements(p.httpPrice),
       payment_offer: paymentOffer(p.httpPrice),
       input: { type: "http", method: "GET", queryParams: queryParams(p) },
       output_schema: `${docUrl(base, "/openapi.json")}#/paths/${p.path.replaceAll("~", "~0").replaceAll("/", "~1")}/get/responses/200`,

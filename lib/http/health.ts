@@ -19,6 +19,7 @@ import { getDbHandle } from "@/lib/db/client";
 import { env } from "@/lib/config/env";
 import { PROBES, runProbe, type ProbeResult } from "@/lib/http/health-probes";
 import { SERVICE } from "@/lib/discovery/service";
+import { processState } from "@/lib/process-state";
 
 /** How long one round of upstream probes is reused. */
 export const PROBE_CACHE_MS = 30_000;
@@ -81,20 +82,19 @@ interface ProbeRound {
   at: number;
   results: Promise<Record<string, ProbeResult>>;
 }
-const ROUND_KEY = Symbol.for("echo.health.probes");
 
 /** The latest round of upstream probes, starting a new one when the last is stale. */
 function probeRound(): ProbeRound {
-  const g = globalThis as { [ROUND_KEY]?: ProbeRound };
+  const holder = processState<{ last?: ProbeRound }>("health.probes", () => ({}));
   const now = Date.now();
-  const last = g[ROUND_KEY];
+  const last = holder.last;
   if (last && now - last.at < PROBE_CACHE_MS) return last;
   const timeout = Math.min(PROBE_TIMEOUT_MS, env().UPSTREAM_TIMEOUT_MS);
   const round: ProbeRound = {
     at: now,
     results: Promise.all(PROBES.map(async (p) => [p.provider.name, await runProbe(p, timeout)] as const)).then((entries) => Object.fromEntries(entries)),
   };
-  g[ROUND_KEY] = round;
+  holder.last = round;
   return round;
 }
 

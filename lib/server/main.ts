@@ -12,14 +12,16 @@
  * UPSTREAM_MODE=simulated, and opens the database (applying migrations) before it
  * announces itself ready; a database that is down at start is reported, not fatal.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, maxHeaderSize, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import next from "next";
 import { env, resetEnvForTests as rereadEnv } from "@/lib/config/env";
 import { clientIpStamper } from "@/lib/http/client-ip";
 import { log } from "@/lib/log";
+import { peekProcessState } from "@/lib/process-state";
 import { toApiError } from "@/lib/errors";
+import { answerClientError } from "@/lib/server/client-error";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -71,6 +73,8 @@ async function main(): Promise<void> {
       }
     });
   });
+  // Oversized headers, malformed requests and timeouts get the JSON error shape, not Node's bare status line.
+  server.on("clientError", answerClientError(maxHeaderSize));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 60_000;
@@ -108,9 +112,9 @@ async function main(): Promise<void> {
     log.notice("server.stopping", { signal });
     server.close();
     server.closeIdleConnections();
-    // The routes' database handle lives on globalThis (lib/db/client.ts); close it so
+    // The routes' database handle is process-wide state (lib/db/client.ts); close it so
     // PGlite flushes before exit.
-    const db = (globalThis as Record<symbol, Promise<{ close(): Promise<void> }> | undefined>)[Symbol.for("echo.db")];
+    const db = peekProcessState<Promise<{ close(): Promise<void> }>>("db");
     await db?.then((h) => h.close()).catch(() => undefined);
     await closeSim?.();
     setTimeout(() => process.exit(0), 200).unref();

@@ -113,8 +113,7 @@ describe("discovery documents over HTTP", () => {
         const r = get(path);
         expect(r.status, r.text.slice(0, 300)).toBe(200);
         const type = r.headers.get("content-type")!;
-        if (path === "/llms.txt") expect(type).toMatch(/^text\/plain/);
-        else expect(type.split(";")[0]).toBe(d.mediaType);
+        expect(type.split(";")[0]).toBe(d.mediaType);
         expect(r.headers.get("cache-control")).toMatch(/max-age=\d+/);
         expect(r.headers.get("link")).toContain('rel="api-catalog"');
         if (/json/.test(d.mediaType)) expect(r.json).toBeTypeOf("object");
@@ -122,10 +121,10 @@ describe("discovery documents over HTTP", () => {
       });
     }
 
-    it("/llms.txt is text/markdown when the request accepts it", async () => {
+    it("/llms.txt is text/markdown, the type it is declared with, whatever the request accepts", async () => {
       const md = await fetchDoc("/llms.txt", { headers: { Accept: "text/markdown" } });
       expect(md.headers.get("content-type")).toMatch(/^text\/markdown/);
-      expect(md.headers.get("vary")).toMatch(/Accept/);
+      expect(get("/llms.txt").headers.get("content-type")).toMatch(/^text\/markdown/);
       expect(md.text).toBe(get("/llms.txt").text);
       expect(md.text).toMatch(/^# .+\n\n> .+/);
     });
@@ -153,6 +152,8 @@ describe("discovery documents over HTTP", () => {
       const pr = json("/.well-known/oauth-protected-resource");
       expect(pr.resource).toBe(base);
       expect(pr.authorization_mechanism).toBe("x402");
+      // No authorization server runs here, so none is advertised.
+      expect(pr.authorization_servers).toBeUndefined();
       const as = json("/.well-known/oauth-authorization-server");
       expect(as.issuer).toBe(base);
       expect(as.authorization_mechanism).toBe("x402");
@@ -287,21 +288,29 @@ describe("discovery documents over HTTP", () => {
       for (const e of PUBLIC_FREE_ENDPOINTS) expect(llms.some((x) => x.startsWith(`- [GET ${e.path}](`))).toBe(true);
     });
 
-    it("the sitemap lists every paid and public free path and the discovery documents", () => {
+    it("the sitemap lists the pages, the discovery documents and the manifest, and no paid or credentialed path", () => {
       const locs = [...get("/sitemap.xml").text.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1]!);
       expect(get("/sitemap.xml").text).toContain('xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"');
-      for (const p of PRODUCTS) expect(locs).toContain(`${base}${p.path}`);
-      for (const e of PUBLIC_FREE_ENDPOINTS) expect(locs).toContain(`${base}${e.path}`);
+      // Paid paths answer 402 to a crawler's GET (tests/integration/conformance.test.ts fetches every URL listed).
+      for (const p of PRODUCTS) expect(locs).not.toContain(`${base}${p.path}`);
+      for (const d of DISCOVERY_DOCUMENTS.filter((x) => x.sitemap)) expect(locs).toContain(`${base}${d.path}`);
       expect(locs).toContain(`${base}/openapi.json`);
-      expect(locs).not.toContain(`${base}/v1/bundles/debug`);
+      expect(locs).toContain(`${base}/v1/manifest`);
+      for (const path of ["/v1/bundles/debug", "/v1/usage", "/v1/free-key"]) expect(locs).not.toContain(`${base}${path}`);
     });
 
     it("the agent cards (0.2.0, A2A 0.3.0, HTTP+JSON) have one skill per product with its price", () => {
       const card = json("/.well-known/agent-card.json");
       expect(json("/agent.json")).toEqual(card);
       expect(json("/.well-known/agent.json")).toEqual(card);
-      expect(card).toMatchObject({ protocolVersion: "0.3.0", version: "0.2.0", preferredTransport: "HTTP+JSON", url: base });
-      expect(card.capabilities).toEqual({ streaming: false, pushNotifications: false, stateTransitionHistory: false });
+      // The HTTP+JSON binding answers under /a2a (tests/integration/a2a.test.ts calls it).
+      expect(card).toMatchObject({ protocolVersion: "0.3.0", version: "0.2.0", preferredTransport: "HTTP+JSON", url: `${base}/a2a` });
+      expect(card.capabilities).toEqual({
+        streaming: false,
+        pushNotifications: false,
+        stateTransitionHistory: false,
+        extensions: [expect.objectContaining({ uri: "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2", required: false })],
+      });
       for (const p of PRODUCTS) {
         const s = card.skills.find((x: J) => x.id === p.id);
         expect(s, p.id).toBeDefined();

@@ -164,7 +164,7 @@ describe("catalog over HTTP (cached service)", () => {
     expect(nf.body.error.code).toBe("not_found");
     const na = await fx.json(DATA[0]!.path, { method: "POST" });
     expect(na.status).toBe(405);
-    expect(na.headers.get("allow")).toBe("GET");
+    expect(na.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
   });
 
   it("serves /health with database and upstream status", async () => {

@@ -17,7 +17,8 @@ import { FREE_ENDPOINTS } from "@/lib/catalog/free";
 import type { ParamDoc } from "@/lib/catalog/params";
 import { ValidationError } from "@/lib/errors";
 import { buildOpenApi } from "@/lib/discovery/openapi";
-import { PDF_CACHE_MAX, specPdf, specPdfCacheSize } from "@/lib/discovery/pdf";
+import { PDF_CACHE_MAX, inlinePieces, specPdf, specPdfCacheSize } from "@/lib/discovery/pdf";
+import { PDFDict, PDFDocument, PDFName, PDFRef } from "pdf-lib";
 import { skillMarkdown, skillsIndex } from "@/lib/discovery/skills";
 import { DISCOVERY_DOCUMENTS, SKILL_NAME, docPath, docUrl, linkHeader } from "@/lib/discovery/documents";
 import { bundlePaths, freeEndpoint, productById } from "@/lib/catalog/lookup";
@@ -37,6 +38,12 @@ function label(usd: string): string {
   const [w, f = ""] = usd.split(".");
   return `$${w}.${f.replace(/0+$/, "").padEnd(2, "0")}`;
 }
+
+// The documents advertise exactly what the instance accepts (lib/payments/methods): these
+// checks describe an instance that takes x402 on Base, so it is configured as one.
+process.env.PAY_TO_ADDRESS ??= "0x0000000000000000000000000000000000000001";
+process.env.FACILITATOR_URL ??= "http://127.0.0.1:9/facilitator";
+resetEnvForTests();
 
 const doc = buildOpenApi(BASE) as { openapi: string; info: { version: string }; paths: Record<string, Record<string, Op>>; components: { schemas: Record<string, unknown> } };
 
@@ -155,6 +162,42 @@ describe("PDF of the API description", () => {
     expect(flat).toContain("/mcp/{path}");
     for (const p of PRODUCTS) expect(flat).toContain(p.title);
     for (const t of toolList()) expect(flat).toContain(t.name);
+  });
+
+  it("renders code spans as code (no backticks or markdown markers) in fonts embedded in the file", async () => {
+    const bytes = await specPdf(BASE);
+    const { text } = await extractText(await getDocumentProxy(new Uint8Array(bytes)), { mergePages: true });
+    expect(text).not.toContain("`");
+    expect(text).not.toContain("**");
+    // A code span of a catalog description ("`limit` (1-50, default 10)"), drawn as code.
+    expect(text).toMatch(/\blimit\s*\(1-50, default 10\)/);
+    const doc = await PDFDocument.load(bytes);
+    const fonts: PDFDict[] = [];
+    const descriptors: PDFDict[] = [];
+    for (const [, obj] of doc.context.enumerateIndirectObjects()) {
+      if (!(obj instanceof PDFDict)) continue;
+      const type = obj.get(PDFName.of("Type"));
+      if (type === PDFName.of("Font")) fonts.push(obj);
+      if (type === PDFName.of("FontDescriptor")) descriptors.push(obj);
+    }
+    // Three faces (regular, bold, mono), each a composite font over an embedded TrueType subset: no standard-14 font the reader substitutes.
+    expect(fonts.filter((f) => f.get(PDFName.of("Subtype")) === PDFName.of("Type0"))).toHaveLength(3);
+    expect(fonts.filter((f) => f.get(PDFName.of("Subtype")) === PDFName.of("Type1"))).toEqual([]);
+    expect(descriptors).toHaveLength(3);
+    for (const d of descriptors) {
+      expect(d.get(PDFName.of("FontFile2")), String(d.get(PDFName.of("FontName")))).toBeInstanceOf(PDFRef);
+      expect(String(d.get(PDFName.of("FontName")))).toMatch(/^\/DejaVuSans/);
+    }
+  });
+
+  it("splits markdown code spans from plain text", () => {
+    expect(inlinePieces("Use `tickers` (see ``a`b``), **bold** and a lone ` backtick")).toEqual([
+      { text: "Use ", code: false },
+      { text: "tickers", code: true },
+      { text: " (see ", code: false },
+      { text: "a`b", code: true },
+      { text: "), bold and a lone ` backtick", code: false },
+    ]);
   });
 
   it("is built once per base URL while it is among the last few used", async () => {

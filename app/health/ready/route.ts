@@ -2,6 +2,7 @@
 // use); no upstream is contacted. The server calls it once at start to open the database.
 import { databaseStatus } from "@/lib/http/health";
 import { jsonResponse } from "@/lib/errors";
+import { otherMethods } from "@/lib/http/methods";
 
 export const dynamic = "force-dynamic";
 
@@ -10,3 +11,5 @@ export async function GET(): Promise<Response> {
   const database = await databaseStatus(30_000);
   return jsonResponse({ status: database.ok ? "ready" : "not_ready", database }, { status: database.ok ? 200 : 503, headers: { "Cache-Control": "no-store" } });
 }
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods(["GET"]);

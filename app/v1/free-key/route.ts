@@ -7,7 +7,8 @@ import { validateOrThrow } from "@/lib/catalog/validate";
 import { errorResponse, jsonResponse } from "@/lib/errors";
 import { clientIp } from "@/lib/http/client-ip";
 import { bodyFields } from "@/lib/http/form-body";
-import { queryRecord } from "@/lib/http/serve-product";
+import { queryRecord } from "@/lib/http/query";
+import { otherMethods } from "@/lib/http/methods";
 
 export const dynamic = "force-dynamic";
 
@@ -20,7 +21,7 @@ async function mint(raw: Record<string, string | undefined>, req: Request): Prom
 
 export async function GET(req: Request): Promise<Response> {
   try {
-    return await mint(queryRecord(new URL(req.url)), req);
+    return await mint(queryRecord(new URL(req.url), Object.keys(FREE_KEY_PARAMS)), req);
   } catch (err) {
     return errorResponse(err, { route: "free-key" });
   }
@@ -36,3 +37,5 @@ export async function POST(req: Request): Promise<Response> {
     return errorResponse(err, { route: "free-key" });
   }
 }
+
+export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods(["GET", "POST"]);

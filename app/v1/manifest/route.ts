@@ -2,6 +2,7 @@
 import { catalogManifest, manifest } from "@/lib/discovery/manifest";
 import { jsonResponse, logUnexpected } from "@/lib/errors";
 import { baseCacheHeaders, baseUrlInfo } from "@/lib/http/base-url";
+import { otherMethods } from "@/lib/http/methods";
 
 export const dynamic = "force-dynamic";
 
@@ -19,3 +20,5 @@ export async function GET(req: Request): Promise<Response> {
     return jsonResponse(body, { headers: { "Cache-Control": "no-store" } });
   }
 }
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods(["GET"]);

@@ -2,6 +2,7 @@
 import { isAdmin, ledgerReport } from "@/lib/http/bundles-debug";
 import { errorResponse, jsonResponse } from "@/lib/errors";
 import { notFound } from "@/lib/http/responses";
+import { otherMethods } from "@/lib/http/methods";
 
 export const dynamic = "force-dynamic";
 
@@ -13,3 +14,5 @@ export async function GET(req: Request): Promise<Response> {
     return errorResponse(err, { route: "bundles-debug" });
   }
 }
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods(["GET"]);
