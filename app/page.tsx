@@ -10,12 +10,14 @@ import { pageBaseUrl } from "@/lib/web/base-url";
 import { DISCOVERY_LINKS } from "@/lib/web/links";
 import { FREE_KEY, SAMPLE } from "@/lib/web/endpoints";
 import { FREE_TOOLS } from "@/lib/catalog/free";
+import { paymentFacts } from "@/lib/discovery/service";
 
 export const dynamic = "force-dynamic";
 
 export default async function Home() {
   const base = await pageBaseUrl();
   const cfg = env();
+  const pay = paymentFacts();
   const range = priceRange();
   const tools = toolCounts();
   const bundles = bundleProducts();
@@ -61,15 +63,24 @@ export default async function Home() {
         <div className="grid">
           <article className="card">
             <h3>Per call with x402</h3>
-            <ol className="steps">
-              <li>
-                Call a paid endpoint; it answers <strong>402</strong> with the requirement in the <code>PAYMENT-REQUIRED</code> header (and a v1 JSON body).
-              </li>
-              <li>Sign an EIP-3009 USDC transfer authorization for the exact amount on {cfg.X402_NETWORK}.</li>
-              <li>
-                Repeat the call with <code>PAYMENT-SIGNATURE</code> (v2) or <code>X-PAYMENT</code> (v1). It settles only when the data was delivered.
-              </li>
-            </ol>
+            {pay.x402.length > 0 ? (
+              <ol className="steps">
+                <li>
+                  Call a paid endpoint; it answers <strong>402</strong> with the requirement in the <code>PAYMENT-REQUIRED</code> header (and a v1 JSON body).
+                </li>
+                <li>Sign a payment for the exact amount: {pay.x402.map((m) => m.label).join(" or ")}.</li>
+                <li>
+                  Repeat the call with <code>PAYMENT-SIGNATURE</code> (v2) or <code>X-PAYMENT</code> (v1). It settles only when the data was delivered.
+                </li>
+              </ol>
+            ) : (
+              <p>Per-call x402 payment is not configured on this instance.</p>
+            )}
+            {pay.methods
+              .filter((m) => !pay.x402.some((x) => x.id === m.id))
+              .map((m) => (
+                <p key={m.id}>Also accepted per call: {m.label}.</p>
+              ))}
           </article>
           <article className="card">
             <h3>Prepaid bundle</h3>

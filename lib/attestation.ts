@@ -10,6 +10,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from "node:crypto";
 import { env } from "@/lib/config/env";
 import { serviceSecret } from "@/lib/db/secrets";
+import { processState, resetProcessState } from "@/lib/process-state";
 
 const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
 const SPKI_ED25519_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
@@ -44,21 +45,18 @@ function newSeedHex(): string {
   return der.subarray(PKCS8_ED25519_PREFIX.length).toString("hex");
 }
 
-const KEY = Symbol.for("echo.attestation.key");
-type Holder = { [KEY]?: Promise<SigningKey> };
-
 /** The service's signing key (configured, or generated once and persisted). */
 export function signingKey(): Promise<SigningKey> {
-  const g = globalThis as Holder;
-  g[KEY] ??= (async () => {
-    const configured = env().ATTESTATION_PRIVATE_KEY;
-    if (configured) return fromSeed(configured.trim(), "configured");
-    return fromSeed(await serviceSecret(SECRET_NAME, newSeedHex), "generated");
-  })().catch((err: unknown) => {
-    delete g[KEY];
-    throw err;
-  });
-  return g[KEY];
+  return processState("attestation.key", () =>
+    (async () => {
+      const configured = env().ATTESTATION_PRIVATE_KEY;
+      if (configured) return fromSeed(configured.trim(), "configured");
+      return fromSeed(await serviceSecret(SECRET_NAME, newSeedHex), "generated");
+    })().catch((err: unknown) => {
+      resetProcessState("attestation.key");
+      throw err;
+    }),
+  );
 }
 
 export interface AttestedFields {

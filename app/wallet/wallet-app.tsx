@@ -5,6 +5,7 @@ import { useEffect, useState } from "react";
 import { QueryClient, QueryClientProvider, useQuery } from "@tanstack/react-query";
 import { WagmiProvider, useConnect, useConnection, useConnectors, useDisconnect, useSignTypedData, useSwitchChain } from "wagmi";
 import type { Address } from "viem";
+import type { ClientEvmSigner } from "@x402/evm";
 import { CopyButton } from "@/app/components/copy-button";
 import { formatCount } from "@/lib/catalog/format";
 import { chainName, injectedProvider, makeWagmiConfig, TARGET_CHAIN } from "@/lib/web/wagmi";
@@ -12,12 +13,11 @@ import { evmChainId } from "@/lib/payments/x402/eip3009";
 import {
   explainPurchaseError,
   isUserRejection,
-  paymentSignature,
   PurchaseError,
   requestRequirement,
   submitPurchase,
   tokenBalance,
-  transferAuthorization,
+  signPayment,
   usdc,
   WRONG_NETWORK_MESSAGE,
   type BundleResult,
@@ -114,10 +114,11 @@ function Wallet({ offers, network, usdcAddress }: Props) {
         );
       }
       say("info", `Confirm the ${usdc(accepted.amount)} USDC payment in your wallet…`);
-      const typed = transferAuthorization(accepted, address, Math.floor(Date.now() / 1000));
-      const signature = await sign.mutateAsync({ account: address, ...typed });
+      // The official x402 client builds the authorization; the connected wallet signs it.
+      const signer: ClientEvmSigner = { address, signTypedData: (m) => sign.mutateAsync({ account: address, ...m } as Parameters<typeof sign.mutateAsync>[0]) };
+      const { header, nonce } = await signPayment(envelope, accepted, signer);
       say("info", "Settling the payment on Base…");
-      const result = await submitPurchase(offer.path, paymentSignature(envelope, accepted, signature, typed.message), typed.message.nonce);
+      const result = await submitPurchase(offer.path, header, nonce);
       setBought({ ...result, offer });
       say("success", `Bundle bought: ${formatCount(result.bundle.credits)} credits.`);
       void balance.refetch();

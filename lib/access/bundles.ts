@@ -9,6 +9,8 @@ import { db, getDbHandle } from "@/lib/db/client";
 import { groupCommit } from "@/lib/db/group-commit";
 import { sharedLru } from "@/lib/access/credential-cache";
 import { hashSecret, newSecret, wellFormed } from "@/lib/access/secrets";
+import { processState } from "@/lib/process-state";
+import { accessLogInsert } from "@/lib/access/receipts";
 
 export type BundleTier = "standard" | "enterprise";
 
@@ -95,9 +97,7 @@ const ONE_USE = `WITH b AS (
      WHERE id = $1 AND credits_remaining >= $2::int
     RETURNING credits_remaining
   ), ins AS (
-    INSERT INTO access_log (id, product, surface, credential_kind, credits, bundle_id, status)
-    SELECT $3, $4, $5, 'bundle', $2::int, $1, 'charged' FROM b
-    RETURNING id
+    ${accessLogInsert({ id: "$3", product: "$4", surface: "$5", credential_kind: "'bundle'", credits: "$2::int", bundle_id: "$1" }, "b")}
   )
   SELECT $3::text AS receipt_id, credits_remaining AS left_after FROM b`;
 
@@ -117,17 +117,12 @@ const MANY_USES = `WITH req AS (
         WHERE b.id = t.bundle_id
        RETURNING b.id
      ), ins AS (
-       INSERT INTO access_log (id, product, surface, credential_kind, credits, bundle_id, status)
-       SELECT receipt_id, product, surface, 'bundle', cost, bundle_id, 'charged' FROM ok
-       RETURNING id
+       ${accessLogInsert({ id: "receipt_id", product: "product", surface: "surface", credential_kind: "'bundle'", credits: "cost", bundle_id: "bundle_id" }, "ok")}
      )
      SELECT receipt_id, left_after FROM ok`;
 
-const BUNDLE_COMMIT = Symbol.for("echo.commit.bundles");
 function commitCredits(use: CreditUse): Promise<number | null> {
-  const g = globalThis as { [BUNDLE_COMMIT]?: (u: CreditUse) => Promise<number | null> };
-  g[BUNDLE_COMMIT] ??= groupCommit(spendCredits);
-  return g[BUNDLE_COMMIT](use);
+  return processState("commit.bundles", () => groupCommit(spendCredits))(use);
 }
 
 /**

@@ -5,6 +5,7 @@
  * query on every call and refuses early a credential already seen exhausted (balances
  * only go down, so a stale view can only be too generous, never too strict).
  */
+import { processState } from "@/lib/process-state";
 const MAX = 20_000;
 
 export class LruMap<V> {
@@ -29,8 +30,5 @@ export class LruMap<V> {
 
 /** One LRU per name, shared by both module graphs of the process. */
 export function sharedLru<V>(name: string): LruMap<V> {
-  const key = Symbol.for(`echo.lru.${name}`);
-  const g = globalThis as Record<symbol, LruMap<V> | undefined>;
-  g[key] ??= new LruMap<V>();
-  return g[key];
+  return processState(`lru.${name}`, () => new LruMap<V>());
 }

@@ -1,25 +1,33 @@
 /**
- * The access gate shared by HTTP and MCP. Life cycle: authorize → run → commit.
+ * The access gate shared by every surface. Life cycle: authorize → run → commit.
  *
- * - authorize: check the credential without charging anything. An x402 or XLM payment
- *   is decoded, checked against the exact requirement, locked in the payments table
- *   (replay guard) and verified; a bundle or key is looked up and its balance checked.
+ * - authorize: check the credential without charging anything. A per-call payment is
+ *   decoded, handed to the registered method that handles it (lib/payments/methods),
+ *   checked against the exact requirement, locked (replay guard) and verified; a bundle
+ *   or key is looked up and its balance checked.
  * - run: the product handler.
  * - commit (only when run succeeded): settle the payment, or consume the credit / count
  *   the key call in one conditional UPDATE; then write the receipt. If the charge cannot
  *   be made (a concurrent call took the last credit, settlement refused), the result is
- *   withheld and the caller gets the error: nobody receives data that was not paid for.
- * - release (when run failed): unlock the payment so it can be presented again; no
- *   credit or quota was touched.
+ *   withheld and the caller gets the refusal: nobody receives data that was not paid for.
+ * - release (when run failed, or for a HEAD): nothing is charged and a payment may be
+ *   presented again.
+ *
+ * Outcomes are typed (lib/access/outcome.ts): `commit` resolves to a Granted, refusals
+ * are thrown as PaymentRequiredError carrying a Refused. The whole sequence, with
+ * validation, timing and the refusal log line, is lib/access/call.ts (`callProduct`).
  */
 import type { AnyProduct } from "@/lib/catalog/types";
 import type { Credential, Surface } from "@/lib/access/credentials";
+import type { CreditsState, Granted, QuotaState, Refused } from "@/lib/access/outcome";
 import { buildRequirement, PaymentRequiredError, priceFor } from "@/lib/access/payment-required";
-import { consumeKeyCall, lookupKey, nextUtcMidnight, type KeyUsage } from "@/lib/access/keys";
+import { consumeKeyCall, lookupKey, nextUtcMidnight } from "@/lib/access/keys";
 import { bundleState, consumeCredits, lookupBundle } from "@/lib/access/bundles";
-import { ApiError, type ErrorCode } from "@/lib/errors";
+import { ApiError, ERROR_CODES, type ErrorCode } from "@/lib/errors";
 import { authorizePayment, type AuthorizedPayment } from "@/lib/payments/authorize";
+import type { MethodId } from "@/lib/payments/methods/types";
 import { log } from "@/lib/log";
+import { grantedHeaders } from "@/lib/http/access-render";
 import { freeEndpoint, productById } from "@/lib/catalog/lookup";
 
 export interface AccessRequest {
@@ -33,59 +41,69 @@ export interface AccessRequest {
 
 export interface Grant {
   kind: Credential["kind"] | "xlm";
-  /** Headers for the response whatever the outcome (quota, credits). */
-  headers: Record<string, string>;
+  /** The payment method of a per-call payment. */
+  method: MethodId | null;
   /** Payment details for products that need them (bundle purchases). */
   payment: { id: string; payer: string | null } | null;
-  /** Charge for good; returns headers for the success response (receipt). */
-  commit(): Promise<Record<string, string>>;
+  /** What the credential looks like now, charging nothing (a HEAD's answer). */
+  preview(): Granted;
+  /** Charge for good; throws PaymentRequiredError when the charge is refused. */
+  commit(): Promise<Granted>;
   /** Undo the authorization; nothing is charged. */
   release(): Promise<void>;
 }
 
-async function requirementError(req: AccessRequest, code: ErrorCode, message: string, headers: Record<string, string> = {}): Promise<PaymentRequiredError> {
-  return new PaymentRequiredError(code, message, await buildRequirement(req.product, req.surface, req.resource, message), headers);
+type RefusalExtra = Partial<Pick<Refused, "method" | "paymentId" | "quota" | "credits" | "retryAfterSeconds">>;
+
+async function refuse(req: AccessRequest, code: ErrorCode, message: string, extra: RefusalExtra = {}): Promise<PaymentRequiredError> {
+  // Only a plain 402 and the refusal of an XLM payment need a fresh XLM quote; other
+  // refusals must not do upstream I/O for it (see lib/payments/methods/xlm-memo.ts).
+  const fetchRate = req.credential.kind === "none" || extra.method === "xlm-memo";
+  return new PaymentRequiredError({
+    granted: false,
+    code,
+    message,
+    status: ERROR_CODES[code].status,
+    requirement: await buildRequirement(req.product, req.surface, req.resource, message, { fetchRate }),
+    credential: req.credential.kind,
+    method: extra.method ?? null,
+    paymentId: extra.paymentId ?? null,
+    quota: extra.quota ?? null,
+    credits: extra.credits ?? null,
+    retryAfterSeconds: extra.retryAfterSeconds ?? null,
+  });
 }
 
-function quotaHeaders(u: KeyUsage): Record<string, string> {
-  const resetIn = Math.max(0, Math.ceil((u.resetAt - Date.now()) / 1000));
-  return {
-    "X-Quota-Limit": String(u.quota),
-    "X-Quota-Remaining": String(u.remaining),
-    "X-Quota-Reset": String(resetIn),
-    "RateLimit-Limit": String(u.quota),
-    "RateLimit-Remaining": String(u.remaining),
-    "RateLimit-Reset": String(resetIn),
-    "RateLimit-Policy": `${u.quota};w=86400`,
-  };
-}
+const granted = (g: Omit<Granted, "granted">): Granted => ({ granted: true, ...g });
 
-async function exhaustedKey(req: AccessRequest, u: KeyUsage): Promise<PaymentRequiredError> {
-  const resetIn = Math.max(1, Math.ceil((u.resetAt - Date.now()) / 1000));
-  return requirementError(req, "quota_exhausted", `This free-tier key has used its ${u.quota} calls for today (UTC). Pay per call, use a bundle, or retry after the reset.`, {
-    ...quotaHeaders(u),
-    "Retry-After": String(resetIn),
+async function exhaustedKey(req: AccessRequest, quota: QuotaState): Promise<PaymentRequiredError> {
+  return refuse(req, "quota_exhausted", `This free-tier key has used its ${quota.limit} calls for today (UTC). Pay per call, use a bundle, or retry after the reset.`, {
+    quota,
+    retryAfterSeconds: Math.max(1, Math.ceil((quota.resetAt - Date.now()) / 1000)),
   });
 }
 
 async function keyGrant(req: AccessRequest, key: string): Promise<Grant> {
   const { product } = req;
-  if (product.kind === "bundle") throw await requirementError(req, "payment_required", "Bundles are bought with a payment, not with a free-tier key.");
+  if (product.kind === "bundle") throw await refuse(req, "payment_required", "Bundles are bought with a payment, not with a free-tier key.");
   if (!product.freeTier) {
-    throw await requirementError(req, "free_tier_not_covered", `The free tier covers standard endpoints; ${product.path} is a premium report. Pay per call or use a bundle.`);
+    throw await refuse(req, "free_tier_not_covered", `The free tier covers standard endpoints; ${product.path} is a premium report. Pay per call or use a bundle.`);
   }
   const k = await lookupKey(key);
-  if (!k) throw await requirementError(req, "invalid_credential", `Unknown API key. Mint one with GET ${freeEndpoint("/v1/free-key").path}.`);
-  const usage = (used: number): KeyUsage => ({ id: k.id, used, quota: k.quota, remaining: Math.max(0, k.quota - used), resetAt: nextUtcMidnight() });
-  if (k.exhausted) throw await exhaustedKey(req, usage(k.quota));
+  if (!k) throw await refuse(req, "invalid_credential", `Unknown API key. Mint one with GET ${freeEndpoint("/v1/free-key").path}.`);
+  const quota = (used: number): QuotaState => ({ limit: k.quota, remaining: Math.max(0, k.quota - used), resetAt: nextUtcMidnight() });
+  if (k.exhausted) throw await exhaustedKey(req, quota(k.quota));
+  const base = { credential: "api_key" as const, method: null, payment: null, credits: null };
   return {
     kind: "api_key",
-    headers: quotaHeaders(usage(k.used)),
+    method: null,
     payment: null,
+    preview: () => granted({ ...base, charged: false, receiptId: null, quota: quota(k.used) }),
     commit: async () => {
       const done = await consumeKeyCall(key, k.id, { product: product.id, surface: req.surface });
-      if (!done) throw await exhaustedKey(req, usage(k.quota));
-      return { ...quotaHeaders(done.usage), "X-Receipt-Id": done.receiptId };
+      if (!done) throw await exhaustedKey(req, quota(k.quota));
+      const u = done.usage;
+      return granted({ ...base, charged: true, receiptId: done.receiptId, quota: { limit: u.quota, remaining: u.remaining, resetAt: u.resetAt } });
     },
     release: async () => undefined,
   };
@@ -93,51 +111,56 @@ async function keyGrant(req: AccessRequest, key: string): Promise<Grant> {
 
 async function bundleGrant(req: AccessRequest, token: string): Promise<Grant> {
   const { product } = req;
-  if (product.kind === "bundle") throw await requirementError(req, "payment_required", "Bundles are bought with a payment, not with another bundle.");
+  if (product.kind === "bundle") throw await refuse(req, "payment_required", "Bundles are bought with a payment, not with another bundle.");
   const state = await lookupBundle(token);
-  if (!state) throw await requirementError(req, "invalid_credential", "Unknown bundle token.");
+  if (!state) throw await refuse(req, "invalid_credential", "Unknown bundle token.");
   const cost = product.credits;
   const exhausted = async (remaining: number) =>
-    requirementError(req, "bundle_exhausted", `This bundle has ${remaining} credit${remaining === 1 ? "" : "s"} left; ${product.path} costs ${cost}. Buy a new bundle at ${productById("bundle").path} or pay per call.`, {
-      "X-Bundle-Credits-Remaining": String(remaining),
+    refuse(req, "bundle_exhausted", `This bundle has ${remaining} credit${remaining === 1 ? "" : "s"} left; ${product.path} costs ${cost}. Buy a new bundle at ${productById("bundle").path} or pay per call.`, {
+      credits: { remaining, charged: null } satisfies CreditsState,
     });
   if (state.remaining < cost) throw await exhausted(state.remaining);
+  const base = { credential: "bundle" as const, method: null, payment: null, quota: null };
   return {
     kind: "bundle",
-    headers: { "X-Bundle-Credits-Remaining": String(state.remaining) },
+    method: null,
     payment: null,
+    preview: () => granted({ ...base, charged: false, receiptId: null, credits: { remaining: state.remaining, charged: null } }),
     commit: async () => {
       const done = await consumeCredits(token, state.id, cost, { product: product.id, surface: req.surface });
       if (!done) throw await exhausted((await bundleState(token))?.remaining ?? 0);
-      return { "X-Bundle-Credits-Remaining": String(done.remaining), "X-Bundle-Credits-Charged": String(cost), "X-Receipt-Id": done.receiptId };
+      return granted({ ...base, charged: true, receiptId: done.receiptId, credits: { remaining: done.remaining, charged: cost } });
     },
     release: async () => undefined,
   };
 }
 
+/** A payment refusal (402 ApiError from a method) as a refusal with the requirement; anything else unchanged. */
+async function asRefusal(req: AccessRequest, err: unknown, extra: RefusalExtra): Promise<unknown> {
+  if (err instanceof ApiError && err.status === 402 && !(err instanceof PaymentRequiredError)) return refuse(req, err.code, err.message, extra);
+  return err;
+}
+
 async function paymentGrant(req: AccessRequest, payload: string): Promise<Grant> {
   const price = priceFor(req.product, req.surface);
+  let method: MethodId | null = null;
   let paid: AuthorizedPayment;
   try {
-    paid = await authorizePayment({ payload, product: req.product, surface: req.surface, priceUsd: price, resource: req.resource });
+    paid = await authorizePayment({ payload, product: req.product, surface: req.surface, priceUsd: price, resource: req.resource }, (id) => (method = id));
   } catch (err) {
-    if (err instanceof ApiError && err.status === 402 && !(err instanceof PaymentRequiredError)) {
-      throw await requirementError(req, err.code, err.message);
-    }
-    throw err;
+    throw await asRefusal(req, err, { method });
   }
   return {
     kind: paid.kind === "xlm" ? "xlm" : "x402",
-    headers: {},
+    method,
     payment: { id: paid.paymentId, payer: paid.payer },
+    preview: () => granted({ credential: "x402", method, charged: false, receiptId: null, payment: null, quota: null, credits: null }),
     commit: async () => {
       try {
-        return (await paid.settle({ product: req.product.id, surface: req.surface, amountUsd: price })).headers;
+        const s = await paid.settle({ product: req.product.id, surface: req.surface, amountUsd: price });
+        return granted({ credential: "x402", method, charged: true, receiptId: s.receiptId, payment: s.response, settlement: s.settlement ?? "confirmed", quota: null, credits: null });
       } catch (err) {
-        if (err instanceof ApiError && err.status === 402 && !(err instanceof PaymentRequiredError)) {
-          throw await requirementError(req, err.code, err.message);
-        }
-        throw err;
+        throw await asRefusal(req, err, { method, paymentId: paid.paymentId });
       }
     },
     release: () => paid.release(),
@@ -155,31 +178,11 @@ export async function authorize(req: AccessRequest): Promise<Grant> {
     case "x402":
       return paymentGrant(req, c.payload);
     case "none":
-      throw await requirementError(req, "payment_required", `Payment required: ${req.product.path} costs ${priceFor(req.product, req.surface)} USD per call.`);
+      throw await refuse(req, "payment_required", `Payment required: ${req.product.path} costs ${priceFor(req.product, req.surface)} USD per call.`);
   }
 }
 
-export interface GatedOptions<T> {
-  /** Undo side effects of `run` when the charge fails after it (e.g. revoke a minted bundle). */
-  onCommitFailed?: (value: T) => Promise<void>;
-}
-
-/** authorize → run → commit, or release when `run` throws. */
-export async function runGated<T>(req: AccessRequest, run: (grant: Grant) => Promise<T>, opts: GatedOptions<T> = {}): Promise<{ value: T; headers: Record<string, string> }> {
-  const grant = await authorize(req);
-  let value: T;
-  try {
-    value = await run(grant);
-  } catch (err) {
-    await grant.release().catch((e: unknown) => log.error("gate.release_failed", { product: req.product.id, message: (e as Error).message }));
-    throw err;
-  }
-  let receipt: Record<string, string>;
-  try {
-    receipt = await grant.commit();
-  } catch (err) {
-    await opts.onCommitFailed?.(value).catch((e: unknown) => log.error("gate.compensation_failed", { product: req.product.id, message: (e as Error).message }));
-    throw err;
-  }
-  return { value, headers: { ...grant.headers, ...receipt } };
+/** Releases a grant whose call will not be charged; a failure is logged, never thrown. */
+export async function releaseQuietly(req: AccessRequest, grant: Grant): Promise<void> {
+  await grant.release().catch((e: unknown) => log.error("gate.release_failed", { product: req.product.id, message: (e as Error).message }));
 }

@@ -11,6 +11,8 @@ import { groupCommit } from "@/lib/db/group-commit";
 import { sharedLru } from "@/lib/access/credential-cache";
 import { env } from "@/lib/config/env";
 import { hashSecret, newSecret, wellFormed } from "@/lib/access/secrets";
+import { processState } from "@/lib/process-state";
+import { accessLogInsert } from "@/lib/access/receipts";
 
 export interface KeyUsage {
   id: string;
@@ -113,9 +115,7 @@ const ONE_CALL = `WITH u AS (
      WHERE id = $2 AND (usage_day IS DISTINCT FROM $1::date OR usage_count < daily_quota)
     RETURNING usage_count, daily_quota
   ), ins AS (
-    INSERT INTO access_log (id, product, surface, credential_kind, credits, api_key_id, status)
-    SELECT $3, $4, $5, 'api_key', 1, $2, 'charged' FROM u
-    RETURNING id
+    ${accessLogInsert({ id: "$3", product: "$4", surface: "$5", credential_kind: "'api_key'", credits: "1", api_key_id: "$2" }, "u")}
   )
   SELECT $3::text AS receipt_id, usage_count AS used_after, daily_quota FROM u`;
 
@@ -136,17 +136,12 @@ const MANY_CALLS = `WITH req AS (
           WHERE k.id = t.key_id
          RETURNING k.id
        ), ins AS (
-         INSERT INTO access_log (id, product, surface, credential_kind, credits, api_key_id, status)
-         SELECT receipt_id, product, surface, 'api_key', 1, key_id, 'charged' FROM ok
-         RETURNING id
+         ${accessLogInsert({ id: "receipt_id", product: "product", surface: "surface", credential_kind: "'api_key'", credits: "1", api_key_id: "key_id" }, "ok")}
        )
        SELECT receipt_id, used_after, daily_quota FROM ok`;
 
-const KEY_COMMIT = Symbol.for("echo.commit.keys");
 function commitKeyCall(call: KeyCall) {
-  const g = globalThis as { [KEY_COMMIT]?: (c: KeyCall) => Promise<{ used: number; quota: number } | null> };
-  g[KEY_COMMIT] ??= groupCommit(countCalls);
-  return g[KEY_COMMIT](call);
+  return processState("commit.keys", () => groupCommit(countCalls))(call);
 }
 
 /**

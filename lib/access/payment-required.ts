@@ -1,19 +1,25 @@
 /**
- * The payment requirement (spec 2.2: endpoint, price, instruction) in the two forms the
- * surfaces need: an HTTP 402 that follows x402 for v2 clients (base64 PAYMENT-REQUIRED
- * header) and v1 clients (JSON body with `x402Version: 1` and `accepts[]`), and the
- * object an MCP tool returns as its result.
+ * The payment requirement (spec 2.2: endpoint, price, instruction) built from the
+ * payment-method registry, and the error that carries a refusal through the gate.
+ * With at least one x402 method the requirement includes the x402 v2 PaymentRequired
+ * (and its v1 form); without one it has no x402 part at all (an empty `accepts[]` is
+ * not a valid x402 document), only spec 2.2's fields, the XLM offer when XLM is
+ * accepted, and the alternatives. How a surface shows it: lib/http/access-render.ts
+ * (HTTP), lib/mcp/results.ts (MCP).
  */
 import type { PaymentRequirements } from "@x402/core/types";
 import type { AnyProduct } from "@/lib/catalog/types";
 import type { Surface } from "@/lib/access/credentials";
-import { ApiError, type ErrorCode } from "@/lib/errors";
-import { base64Json, buildRequirements, toV1Requirement, type ResourceInfo } from "@/lib/payments/x402/codec";
+import type { Refused } from "@/lib/access/outcome";
+import { ApiError } from "@/lib/errors";
+import { resourceInfo, toV1Requirement, type ResourceInfo } from "@/lib/payments/x402/codec";
 import { usd6, usdLabel } from "@/lib/payments/price";
-import { xlmOffer, type XlmOffer } from "@/lib/payments/xlm/quote";
+import type { XlmOffer } from "@/lib/payments/xlm/quote";
+import { extraOffers, x402Requirements } from "@/lib/payments/methods/registry";
 import { FREE_TOOLS } from "@/lib/catalog/free";
 import { freeEndpoint, productById } from "@/lib/catalog/lookup";
 import { env } from "@/lib/config/env";
+import { refusalBody, refusalHeaders } from "@/lib/http/access-render";
 
 export function priceFor(product: AnyProduct, surface: Surface): string {
   if (surface === "mcp") {
@@ -23,14 +29,23 @@ export function priceFor(product: AnyProduct, surface: Surface): string {
   return product.httpPrice;
 }
 
+export interface X402Required {
+  x402Version: 2;
+  error: string;
+  resource: ResourceInfo;
+  accepts: PaymentRequirements[];
+}
+
 export interface Requirement {
   endpoint: string;
   price: string;
   price_usd: string;
   currency: "USD";
   instruction: string;
-  x402: { x402Version: 2; error: string; resource: ResourceInfo; accepts: PaymentRequirements[] };
-  x402_v1: { x402Version: 1; error: string; accepts: ReturnType<typeof toV1Requirement>[] };
+  /** The x402 v2 PaymentRequired; null when no x402 method is accepted. */
+  x402: X402Required | null;
+  /** The same for v1 clients; null likewise. */
+  x402_v1: { x402Version: 1; error: string; accepts: ReturnType<typeof toV1Requirement>[] } | null;
   xlm: XlmOffer | null;
   alternatives: { bundle: string | null; free_key: string | null };
 }
@@ -62,20 +77,27 @@ function instructionFor(product: AnyProduct, surface: Surface, price: string, ne
   return parts.join(" ");
 }
 
-/** Builds the requirement for `product` on `surface`. */
-export async function buildRequirement(product: AnyProduct, surface: Surface, resourceUrl: string, error: string): Promise<Requirement> {
+export interface RequirementOptions {
+  /** False when answering the refusal of a presented credential other than an XLM payment: no rate is fetched for the XLM offer. */
+  fetchRate?: boolean;
+}
+
+/** Builds the requirement for `product` on `surface` from the registered payment methods. */
+export async function buildRequirement(product: AnyProduct, surface: Surface, resourceUrl: string, error: string, opts: RequirementOptions = {}): Promise<Requirement> {
   const price = priceFor(product, surface);
-  const accepts = buildRequirements(price);
-  const resource: ResourceInfo = { url: resourceUrl, description: product.description, mimeType: "application/json" };
-  const xlm = await xlmOffer(product, surface, price).catch(() => null);
+  const accepts = x402Requirements(price);
+  const resource = resourceInfo(resourceUrl, product.description);
+  const extra = await extraOffers({ product, surface, priceUsd: price, fetchRate: opts.fetchRate ?? true });
+  const xlm = (extra["xlm-memo"] as XlmOffer | null | undefined) ?? null;
+  const x402 = accepts.length > 0;
   return {
     endpoint: product.path,
     price,
     price_usd: usd6(price),
     currency: "USD",
     instruction: instructionFor(product, surface, price, accepts.map((a) => a.network), xlm !== null),
-    x402: { x402Version: 2, error, resource, accepts },
-    x402_v1: { x402Version: 1, error, accepts: accepts.map((r) => toV1Requirement(r, resource)) },
+    x402: x402 ? { x402Version: 2, error, resource, accepts } : null,
+    x402_v1: x402 ? { x402Version: 1, error, accepts: accepts.map((r) => toV1Requirement(r, resource)) } : null,
     xlm,
     alternatives: {
       bundle: product.kind === "data" ? productById("bundle").path : null,
@@ -85,57 +107,27 @@ export async function buildRequirement(product: AnyProduct, surface: Surface, re
 }
 
 /**
- * An error that carries the payment requirement (402, or 429 for an exhausted free key
- * so the caller can still pay).
+ * Carries a refusal out of the gate (402, or 429 for an exhausted free key so the caller
+ * can still pay). `refusal` is the typed outcome; the HTTP methods below only delegate
+ * to the HTTP renderer so that code which renders any ApiError keeps working.
  */
 export class PaymentRequiredError extends ApiError {
-  readonly requirement: Requirement;
-  constructor(code: ErrorCode, message: string, requirement: Requirement, headers: Record<string, string> = {}) {
-    super(code, message, { headers });
+  readonly refusal: Refused;
+  constructor(refusal: Refused) {
+    super(refusal.code, refusal.message);
     this.name = "PaymentRequiredError";
-    this.requirement = requirement;
+    this.refusal = refusal;
   }
 
-  /** HTTP: x402 v1 JSON body (plus spec 2.2 fields) and the v2 header. */
+  get requirement(): Requirement {
+    return this.refusal.requirement;
+  }
+
   override httpBody(): Record<string, unknown> {
-    const r = this.requirement;
-    return {
-      x402Version: 1,
-      error: this.message,
-      code: this.code,
-      accepts: r.x402_v1.accepts,
-      endpoint: r.endpoint,
-      price: r.price,
-      price_usd: r.price_usd,
-      currency: r.currency,
-      instruction: r.instruction,
-      x402: r.x402,
-      xlm: r.xlm,
-      alternatives: r.alternatives,
-    };
+    return refusalBody(this.refusal);
   }
 
   override httpHeaders(): Record<string, string> {
-    return { ...this.headers, "PAYMENT-REQUIRED": base64Json({ ...this.requirement.x402, error: this.message }) };
-  }
-
-  /** MCP: the requirement as the tool's result. */
-  toolResult(): Record<string, unknown> {
-    const r = this.requirement;
-    return {
-      payment_required: true,
-      error: this.message,
-      code: this.code,
-      endpoint: r.endpoint,
-      price: r.price,
-      price_usd: r.price_usd,
-      currency: r.currency,
-      instruction: r.instruction,
-      x402Version: 2,
-      accepts: r.x402.accepts,
-      resource: r.x402.resource,
-      xlm: r.xlm,
-      alternatives: r.alternatives,
-    };
+    return refusalHeaders(this.refusal);
   }
 }

@@ -15,6 +15,11 @@ export interface FreeEndpoint {
   internal?: boolean;
   /** Query parameters (all optional strings). */
   query?: Record<string, string>;
+  /**
+   * A plain GET answers 200 with no credential, no side effect and no per-client limit,
+   * so /sitemap.xml lists it (a crawler must not mint keys or use up a client's sample).
+   */
+  crawlable?: boolean;
 }
 
 export const FREE_ENDPOINTS: readonly FreeEndpoint[] = [
@@ -25,7 +30,7 @@ export const FREE_ENDPOINTS: readonly FreeEndpoint[] = [
       return `Reduced XLM sentiment snapshot; ${countOf(env().SAMPLE_LIMIT_PER_HOUR, "call")} per hour per client IP (fixed window), then 429 with Retry-After.`;
     },
   },
-  { path: "/v1/manifest", title: "Manifest", description: "Catalog of all paid endpoints with live price, network and tags; always 200." },
+  { path: "/v1/manifest", title: "Manifest", description: "Catalog of all paid endpoints with live price, network and tags; always 200.", crawlable: true },
   {
     path: "/v1/free-key",
     title: "Free-tier API key",

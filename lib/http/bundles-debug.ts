@@ -34,7 +34,7 @@ export async function ledgerReport(): Promise<Record<string, unknown>> {
     p.payment.groupBy({ by: ["status"], _count: { _all: true } }),
     p.accessLog.groupBy({ by: ["credentialKind"], _count: { _all: true } }),
     p.$queryRaw<Array<{ n: bigint }>>`SELECT count(*)::bigint AS n FROM bundles WHERE credits_remaining < 0 OR credits_remaining > credits_total`,
-    p.payment.count({ where: { status: "pending", createdAt: { lt: new Date(Date.now() - 10 * 60_000) } } }),
+    p.payment.count({ where: { status: { in: ["pending", "pending_optimistic"] }, createdAt: { lt: new Date(Date.now() - 10 * 60_000) } } }),
   ]);
   const bad = Number(anomalies[0]?.n ?? 0n);
   return {

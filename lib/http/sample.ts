@@ -2,13 +2,11 @@
  * /v1/sample: the reduced XLM snapshot, free and keyless, limited per client IP in a
  * fixed hourly window. Over the limit: 429 with Retry-After and RateLimit headers.
  */
-import { sampleSnapshot } from "@/lib/market/xlm/snapshot";
-import { cached } from "@/lib/market/cache";
+import { sampleFromSnapshot } from "@/lib/market/xlm/snapshot";
+import { freeSnapshot } from "@/lib/catalog/free-snapshot";
 import { rateLimit, rateLimitHeaders } from "@/lib/limits/ratelimit";
 import { policies } from "@/lib/limits/policies";
 import { ApiError, errorResponse, jsonResponse } from "@/lib/errors";
-import { UpstreamError } from "@/lib/market/upstream";
-import { UnavailableError } from "@/lib/errors";
 import { clientIp } from "@/lib/http/client-ip";
 
 export async function serveSample(req: Request): Promise<Response> {
@@ -21,12 +19,7 @@ export async function serveSample(req: Request): Promise<Response> {
         extra: { retry_after: Number(headers["Retry-After"]), free_key: "/v1/free-key" },
       });
     }
-    const body = await cached("sample", 15_000, () =>
-      sampleSnapshot(new Date()).catch((err: unknown) => {
-        if (err instanceof UpstreamError) throw new UnavailableError(`The sample is unavailable: ${err.provider} failed.`, { sources: [err.provider] });
-        throw err;
-      }),
-    );
+    const body = await sampleFromSnapshot(await freeSnapshot());
     return jsonResponse(body, { headers: { ...headers, "Cache-Control": "no-store" } });
   } catch (err) {
     return errorResponse(err, { route: "sample" });

@@ -1,41 +1,52 @@
 /**
- * HTTP surface of a catalog product: parse and validate the query (422), pass the
- * credential through the access gate, run the handler, respond. Thin by design: every
- * decision lives in the catalog, the gate or the handler.
+ * HTTP surface of a catalog product: read the query and the credential, run the call
+ * path (lib/access/call.ts: validate → gate → run → commit or release) and render its
+ * typed result as HTTP (lib/http/access-render.ts). Thin by design: every decision
+ * lives in the catalog, the gate or the handler. HEAD runs the same path without
+ * running the handler or charging anything.
  */
 import { credentialFromHeaders } from "@/lib/access/credentials";
-import { runGated } from "@/lib/access/gate";
-import { paramsSchema } from "@/lib/catalog/params";
-import { runProduct } from "@/lib/catalog/run";
-import { validateOrThrow } from "@/lib/catalog/validate";
+import { callProduct, type CallResult } from "@/lib/access/call";
 import type { AnyProduct } from "@/lib/catalog/types";
 import { errorResponse, jsonResponse } from "@/lib/errors";
 import { clientIp } from "@/lib/http/client-ip";
 import { baseUrl } from "@/lib/http/base-url";
+import { queryRecord } from "@/lib/http/query";
+import { grantedHeaders, renderRefusal, serverTiming } from "@/lib/http/access-render";
+import { paywallResponse, wantsPaywall } from "@/lib/web/paywall";
 
-/** Raw query parameters; the last value wins when a name repeats. */
-export function queryRecord(url: URL): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) out[k] = v;
-  return out;
+/** The HTTP response of a call's result. */
+export function renderCall(result: CallResult, req: Request): Response {
+  const timing = serverTiming(result.timing);
+  const extra: Record<string, string> = timing ? { "Server-Timing": timing } : {};
+  if (result.kind === "refused") return renderRefusal(result.refusal, req, extra);
+  if (result.kind === "failed") {
+    const res = errorResponse(result.error);
+    for (const [k, v] of Object.entries(extra)) res.headers.set(k, v);
+    return req.method === "HEAD" ? new Response(null, { status: res.status, headers: res.headers }) : res;
+  }
+  const headers = { "Cache-Control": "no-store", ...grantedHeaders(result.outcome), ...extra };
+  if (req.method === "HEAD") return new Response(null, { status: 200, headers: { "Content-Type": "application/json; charset=utf-8", ...headers } });
+  return jsonResponse(result.value, { headers });
 }
 
 export async function serveProduct(req: Request, product: AnyProduct): Promise<Response> {
   try {
-    const url = new URL(req.url);
-    const params = validateOrThrow(paramsSchema(product.params), queryRecord(url), "query");
-    const { value, headers } = await runGated(
-      {
-        product,
-        surface: "http",
-        credential: credentialFromHeaders(req.headers),
-        resource: `${baseUrl(req)}${product.path}`,
-        clientIp: clientIp(req),
-      },
-      (grant) => runProduct(product, params, { payment: grant.payment }),
-      { onCommitFailed: product.onCommitFailed },
-    );
-    return jsonResponse(value, { headers: { "Cache-Control": "no-store", ...headers } });
+    const result = await callProduct({
+      product,
+      surface: "http",
+      credential: credentialFromHeaders(req.headers),
+      params: queryRecord(new URL(req.url), Object.keys(product.params)),
+      paramsAt: "query",
+      resource: `${baseUrl(req)}${product.path}`,
+      clientIp: clientIp(req),
+      head: req.method === "HEAD",
+    });
+    const res = renderCall(result, req);
+    // A person opening the paid URL in a browser gets the paywall; agents keep the JSON.
+    if (result.kind === "refused" && result.refusal.status === 402 && wantsPaywall(req)) return paywallResponse(res, req, product);
+    if (result.kind === "refused") res.headers.append("Vary", "Accept");
+    return res;
   } catch (err) {
     return errorResponse(err, { product: product.id });
   }

@@ -20,16 +20,24 @@
  *   client configured with the wrong URL fails with a readable message. Unknown views are
  *   404 JSON on every method: answering 200 for a resource that does not exist would hide
  *   a typo in a tool name.
- * - An invalid `path` value: 422 (spec 2.6) on every method, loc ["query","path"] or ["path","path"].
+ * - An invalid `path` value, or `path` given twice: 422 (spec 2.6) on every method, loc
+ *   ["query","path"] or ["path","path"].
+ * - A JSON object naming a member twice (JSON.parse would keep the last one silently): a
+ *   repeated tool argument gets the usual bad-argument tool result, anything else 400.
  * Nothing here answers HTML or a bare 500.
  */
 import { paramsSchema } from "@/lib/catalog/params";
 import { validateOrThrow } from "@/lib/catalog/validate";
 import { ApiError, errorResponse, jsonResponse } from "@/lib/errors";
 import { baseUrl } from "@/lib/http/base-url";
+import { ROUTE_METHODS, allowHeader } from "@/lib/http/methods";
+import { queryRecord, repeatedParamIssue } from "@/lib/http/query";
+import { findDuplicateMember, type DuplicateMember } from "@/lib/json/duplicate-members";
 import { log } from "@/lib/log";
 import { MCP_MAX_BODY_BYTES, MCP_PATH } from "@/lib/mcp/info";
+import { readBounded } from "@/lib/http/read-bounded";
 import { MCP_PATH_PARAM, pathView, sessionEnd } from "@/lib/mcp/paths";
+import { errorResult } from "@/lib/mcp/results";
 import { mcpTransportHandler } from "@/lib/mcp/server";
 
 /** Browser-based MCP clients (e.g. the Inspector UI) call cross-origin; credentials travel in the body, never in cookies. */
@@ -39,7 +47,7 @@ const CORS: Record<string, string> = {
 };
 
 /** Every method spec 4.4 declares, on /mcp and /mcp/{path} alike. */
-const ALLOW = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
+const ALLOW = allowHeader(ROUTE_METHODS);
 
 const pathSchema = paramsSchema({ path: MCP_PATH_PARAM });
 
@@ -68,29 +76,6 @@ function methodNotAllowed(method: string, why: string): Response {
 }
 
 const NO_STORE = { "Cache-Control": "no-store" };
-
-/** Reads at most `max` bytes; null when the body is larger. */
-async function readBounded(req: Request, max: number): Promise<string | null> {
-  const declared = Number(req.headers.get("content-length") ?? NaN);
-  if (Number.isFinite(declared) && declared > max) return null;
-  if (!req.body) return "";
-  // A declared length is the body's length (HTTP framing ends the body there): read it whole.
-  if (Number.isFinite(declared)) return req.text();
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => undefined);
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is string | number => typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
@@ -127,6 +112,21 @@ function jsonRpcBody(text: string | null): unknown {
   }
 }
 
+/**
+ * The answer to a message in which one object names a member twice. A repeated tool
+ * argument gets the tool result any bad argument gets (isError, spec 2.6 `detail` with
+ * loc ["arguments", name]), like `tickers=A&tickers=B` over HTTP; a repeat anywhere
+ * else makes the message itself ambiguous: 400 Invalid Request naming where it is.
+ */
+function duplicateAnswer(body: unknown, d: DuplicateMember): Response {
+  const where = d.path.length ? d.path.join(".") : "the message";
+  if (isObject(body) && isId(body.id) && body.method === "tools/call" && d.path.join("/") === "params/arguments") {
+    const result = errorResult({ detail: [repeatedParamIssue(d.name, d.values, "arguments")] });
+    return jsonResponse({ jsonrpc: "2.0", id: body.id, result }, { headers: NO_STORE });
+  }
+  return jsonRpcError(400, -32600, `Invalid Request: "${d.name}" is given ${d.values.length} times in ${where}; send each member once.`, firstId(body));
+}
+
 /** The MCP transport: the caller's request (body already read) and the JSON-RPC message or batch it carried → the answer. */
 export type Transport = (req: Request, body: unknown) => Promise<Response>;
 
@@ -146,6 +146,8 @@ async function serveTransport(req: Request, transport: Transport): Promise<Respo
     const problem = jsonRpcProblem(m);
     if (problem) return jsonRpcError(400, -32600, `Invalid Request: ${problem}.`, isObject(m) && isId(m.id) ? m.id : null);
   }
+  const duplicate = findDuplicateMember(text);
+  if (duplicate) return duplicateAnswer(body, duplicate);
   let res: Response;
   try {
     res = await transport(req, body);
@@ -218,7 +220,7 @@ export async function serveMcp(req: Request, segments: string[] | null, transpor
       });
     }
     const url = new URL(req.url);
-    const raw = segments ? segments.join("/") : (url.searchParams.get("path") ?? undefined);
+    const raw = segments ? segments.join("/") : queryRecord(url, ["path"]).path;
     // The MCP transport itself (POST /mcp, no `path`) is the hot path: no view to validate.
     if (raw === undefined && method === "POST") return withCors(await serveTransport(req, transport));
     const { path } = validateOrThrow(pathSchema, { path: raw }, segments ? "path" : "query");

@@ -9,7 +9,7 @@
  *   "tools/<name>"  one tool, plus a ready-to-send tools/call example
  */
 import { stringParam } from "@/lib/catalog/params";
-import { env } from "@/lib/config/env";
+import { paymentFacts } from "@/lib/discovery/service";
 import { ApiError } from "@/lib/errors";
 import { docUrl } from "@/lib/discovery/documents";
 import { usdLabel } from "@/lib/payments/price";
@@ -72,9 +72,15 @@ function exampleCall(t: McpToolDef) {
   return { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: t.name, arguments: { ...args, ...cred } } };
 }
 
+/** The per-call payment this instance accepts (from the payment-method registry), or null. */
+function mcpPayment() {
+  const pay = paymentFacts();
+  if (pay.methods.length === 0) return null;
+  return { protocol: "x402", scheme: "exact", network: pay.network, asset: pay.asset?.address ?? null, pay_to: pay.pay_to, methods: pay.methods.map((m) => ({ id: m.id, network: m.network, asset: m.asset, pay_to: m.payTo })) };
+}
+
 /** GET /mcp without an SSE request: what this endpoint is and how to use it. */
 export function serverDescription(base: string) {
-  const cfg = env();
   return {
     name: MCP_SERVER_INFO.name,
     version: MCP_SERVER_INFO.version,
@@ -86,7 +92,7 @@ export function serverDescription(base: string) {
     protocol_versions: MCP_PROTOCOL_VERSIONS,
     usage: `POST JSON-RPC 2.0 messages (initialize, tools/list, tools/call) to ${base}${MCP_PATH} with Content-Type: application/json and Accept: application/json, text/event-stream. No session (DELETE has nothing to end), no standalone SSE stream (GET with Accept: text/event-stream answers 405).`,
     instructions: MCP_INSTRUCTIONS,
-    payment: { protocol: "x402", scheme: "exact", network: cfg.X402_NETWORK, asset: cfg.USDC_ADDRESS, pay_to: cfg.PAY_TO_ADDRESS ?? null },
+    payment: mcpPayment(),
     tool_count: mcpTools().length,
     tools: mcpTools().map(summary),
     links: {

@@ -13,6 +13,8 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { PaymentRequiredError } from "@/lib/access/payment-required";
+import { secondsUntil, type Granted, type Refused } from "@/lib/access/outcome";
+import type { CallResult } from "@/lib/access/call";
 import { toApiError, ValidationError } from "@/lib/errors";
 import { asArgumentIssues, type JsonSchema } from "@/lib/mcp/arguments";
 
@@ -85,46 +87,58 @@ export function paidOutputSchema(data: JsonSchema): JsonSchema {
   };
 }
 
-/** The payment requirement as an isError result: JSON text and the same object as structuredContent (x402 MCP transport). */
-function paymentRequiredResult(err: PaymentRequiredError): CallToolResult {
-  const body = err.toolResult();
-  return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body, isError: true };
+/**
+ * The requirement of a refusal as the tool's result: spec 2.2's fields and, when an x402
+ * method is accepted, the x402 v2 PaymentRequired (`x402Version`, `resource`,
+ * `accepts[]`). Without an x402 method there is no PaymentRequired to offer (an empty
+ * `accepts[]` is not one), so the result carries no structured content.
+ */
+export function refusalResult(r: Refused): CallToolResult {
+  const q = r.requirement;
+  const body: Record<string, unknown> = {
+    payment_required: true,
+    error: r.message,
+    code: r.code,
+    endpoint: q.endpoint,
+    price: q.price,
+    price_usd: q.price_usd,
+    currency: q.currency,
+    instruction: q.instruction,
+    ...(q.x402 ? { x402Version: 2, accepts: q.x402.accepts, resource: q.x402.resource } : {}),
+    xlm: q.xlm,
+    alternatives: q.alternatives,
+  };
+  const text = [{ type: "text" as const, text: JSON.stringify(body) }];
+  return q.x402 ? { content: text, structuredContent: body, isError: true } : { content: text, isError: true };
 }
 
 /** Any thrown value as a tool result; unexpected errors are logged and reported generically. */
 export function resultForError(err: unknown, context: Record<string, unknown>): CallToolResult {
-  if (err instanceof PaymentRequiredError) return paymentRequiredResult(err);
+  if (err instanceof PaymentRequiredError) return refusalResult(err.refusal);
   if (err instanceof ValidationError) return errorResult({ detail: asArgumentIssues(err) });
   const known = toApiError(err, { surface: "mcp", ...context });
   const body = known.httpBody() as { error?: Record<string, unknown> };
   return errorResult({ error: { ...body.error, status: known.status } });
 }
 
-const fromBase64Json = (v: string): unknown => {
-  try {
-    return JSON.parse(Buffer.from(v, "base64").toString("utf8"));
-  } catch {
-    return null;
-  }
-};
-
 /**
- * `_meta` of a charged call, from the gate's response headers: the x402 settlement
- * receipt under the binding's key `x402/payment-response`, and what the call used
- * (receipt id, quota or bundle credits left) under `echo/access`.
+ * `_meta` of a charged call: the x402 settlement receipt under the binding's key
+ * `x402/payment-response`, and what the call used (receipt id, quota or bundle credits
+ * left) under `echo/access`.
  */
-export function accessMeta(headers: Record<string, string>, credential: string): Record<string, unknown> {
+export function accessMeta(g: Granted): Record<string, unknown> {
   const meta: Record<string, unknown> = {};
-  const settled = headers["PAYMENT-RESPONSE"];
-  if (settled) meta["x402/payment-response"] = fromBase64Json(settled);
-  const num = (k: string) => (headers[k] !== undefined ? Number(headers[k]) : undefined);
-  const access: Record<string, unknown> = { credential, receipt_id: headers["X-Receipt-Id"] ?? null };
-  if (headers["X-Quota-Limit"] !== undefined) {
-    access.quota = { limit: num("X-Quota-Limit"), remaining: num("X-Quota-Remaining"), reset_seconds: num("X-Quota-Reset") };
-  }
-  if (headers["X-Bundle-Credits-Remaining"] !== undefined) {
-    access.bundle = { credits_charged: num("X-Bundle-Credits-Charged") ?? null, credits_remaining: num("X-Bundle-Credits-Remaining") };
-  }
+  if (g.payment) meta["x402/payment-response"] = g.payment;
+  const access: Record<string, unknown> = { credential: g.credential, receipt_id: g.receiptId };
+  if (g.quota) access.quota = { limit: g.quota.limit, remaining: g.quota.remaining, reset_seconds: secondsUntil(g.quota.resetAt) };
+  if (g.credits) access.bundle = { credits_charged: g.credits.charged, credits_remaining: g.credits.remaining };
   meta["echo/access"] = access;
   return meta;
+}
+
+/** The tool result of a call's result (lib/access/call.ts). */
+export function renderToolCall(result: CallResult, context: Record<string, unknown>): CallToolResult {
+  if (result.kind === "granted") return okResult(result.value, accessMeta(result.outcome));
+  if (result.kind === "refused") return refusalResult(result.refusal);
+  return resultForError(result.error, context);
 }

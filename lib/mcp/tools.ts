@@ -14,19 +14,17 @@ import { PRODUCTS } from "@/lib/catalog";
 import { freeEndpoint, productById } from "@/lib/catalog/lookup";
 import type { AnyProduct } from "@/lib/catalog/types";
 import { toolTitle } from "@/lib/catalog/types";
-import { runProduct } from "@/lib/catalog/run";
 import { MCP_PAYMENT_META_KEY, credentialFromToolArgs } from "@/lib/access/credentials";
-import { runGated } from "@/lib/access/gate";
+import { callProduct } from "@/lib/access/call";
 import { FREE_KEY_PARAMS, mintFreeKey } from "@/lib/access/free-key";
-import { xlmSnapshot, xlmSnapshotSchema } from "@/lib/market/xlm/snapshot";
-import { cached } from "@/lib/market/cache";
-import { UpstreamError } from "@/lib/market/upstream";
-import { UnavailableError } from "@/lib/errors";
+import { xlmSnapshotSchema } from "@/lib/market/xlm/snapshot";
+import { freeSnapshot } from "@/lib/catalog/free-snapshot";
 import { usdLabel } from "@/lib/payments/price";
+import { methodFacts } from "@/lib/payments/methods/registry";
 import { clientIp } from "@/lib/http/client-ip";
 import { baseUrl } from "@/lib/http/base-url";
 import { inputSchemaFor, parseArguments, type JsonSchema } from "@/lib/mcp/arguments";
-import { accessMeta, okResult, paidOutputSchema, resultForError } from "@/lib/mcp/results";
+import { okResult, paidOutputSchema, renderToolCall, resultForError } from "@/lib/mcp/results";
 import { MCP_PATH } from "@/lib/mcp/info";
 import { FREE_TOOLS } from "@/lib/catalog/free";
 
@@ -70,7 +68,9 @@ function paidDescription(p: AnyProduct): string {
     p.kind === "bundle"
       ? `Pay with an x402 payment of exactly ${price} ("payment" argument or _meta["x402/payment"]); bundle tokens and free keys cannot buy bundles.`
       : `Credentials: an x402 payment of exactly ${price} ("payment" argument or _meta["x402/payment"]), a prepaid "bundle_token" (${p.credits} credit${p.credits === 1 ? "" : "s"} per call)${p.freeTier ? ', or a free-tier "api_key"' : ""}.`;
-  return `${p.description} Price: ${price} per call (USDC on Base via x402). ${how} Without a credential the result is the payment requirement; nothing is charged unless the call succeeds. Same data as GET ${p.path}.`;
+  const methods = methodFacts().map((m) => m.label);
+  const via = methods.length > 0 ? ` (${methods.join(" or ")})` : "";
+  return `${p.description} Price: ${price} per call${via}. ${how} Without a credential the result is the payment requirement; nothing is charged unless the call succeeds. Same data as GET ${p.path}.`;
 }
 
 function paidTool(p: AnyProduct): McpToolDef {
@@ -92,29 +92,23 @@ function paidTool(p: AnyProduct): McpToolDef {
         : { title, ...DATA_ANNOTATIONS },
     call: async (args, ctx) => {
       try {
-        const { params, credentials } = parseArguments(p.params, true, args);
-        const credential = credentialFromToolArgs(credentials, ctx.meta?.[MCP_PAYMENT_META_KEY]);
-        const { value, headers } = await runGated(
-          {
-            product: p,
-            surface: "mcp",
-            credential,
-            resource: `${baseUrl(ctx.request)}${MCP_PATH}#${tool.name}`,
-            clientIp: ctx.request ? clientIp(ctx.request) : "unknown",
-          },
-          (grant) => runProduct(p, params, { payment: grant.payment }),
-          { onCommitFailed: p.onCommitFailed },
-        );
-        return okResult(value, accessMeta(headers, credential.kind));
+        const { raw, credentials } = parseArguments(p.params, true, args);
+        const result = await callProduct({
+          product: p,
+          surface: "mcp",
+          credential: credentialFromToolArgs(credentials, ctx.meta?.[MCP_PAYMENT_META_KEY]),
+          params: raw,
+          paramsAt: "arguments",
+          resource: `${baseUrl(ctx.request)}${MCP_PATH}#${tool.name}`,
+          clientIp: ctx.request ? clientIp(ctx.request) : "unknown",
+        });
+        return renderToolCall(result, { tool: tool.name });
       } catch (err) {
         return resultForError(err, { tool: tool.name });
       }
     },
   };
 }
-
-/** The free snapshot is shared for a few seconds, like /v1/sample, so the free tool cannot drive upstream load. */
-const SNAPSHOT_TTL_MS = 15_000;
 
 function sentimentTool(): McpToolDef {
   const full = productById("sentiment");
@@ -132,13 +126,7 @@ function sentimentTool(): McpToolDef {
     call: async (args) => {
       try {
         parseArguments({}, false, args);
-        const snap = await cached(`mcp:${FREE_TOOLS.sentiment}`, SNAPSHOT_TTL_MS, () =>
-          xlmSnapshot(new Date()).catch((err: unknown) => {
-            if (err instanceof UpstreamError) throw new UnavailableError(`XLM sentiment is unavailable: ${err.provider} failed.`, { sources: [err.provider] });
-            throw err;
-          }),
-        );
-        return okResult(snap);
+        return okResult(await freeSnapshot());
       } catch (err) {
         return resultForError(err, { tool: FREE_TOOLS.sentiment });
       }

@@ -9,6 +9,21 @@ export interface ReceiptFields {
   amountUsd: string;
 }
 
+/** The settlement receipt (x402 SettleResponse): what HTTP sends as PAYMENT-RESPONSE and MCP as `_meta["x402/payment-response"]`. */
+export interface PaymentResponse {
+  success: true;
+  transaction: string;
+  /** CAIP-2 network. */
+  network: string;
+  payer: string | null;
+}
+
+/**
+ * How a per-call payment was settled: `confirmed` (delivered once the transfer was
+ * included) or `optimistic` (delivered once broadcast; confirmed after the response).
+ */
+export type SettlementMode = "confirmed" | "optimistic";
+
 export interface AuthorizedPayment {
   kind: "x402" | "xlm";
   paymentId: string;
@@ -18,7 +33,7 @@ export interface AuthorizedPayment {
    * receipt. Once the money has moved it never throws (a bookkeeping failure is logged
    * and the receipt id is then null): the caller has paid and gets the result.
    */
-  settle(receipt: ReceiptFields): Promise<{ txHash: string; headers: Record<string, string>; receiptId: string | null }>;
+  settle(receipt: ReceiptFields): Promise<{ txHash: string; response: PaymentResponse; receiptId: string | null; settlement?: SettlementMode }>;
   /** Called when the handler failed: nothing is settled and the payment may be presented again. */
   release(): Promise<void>;
 }

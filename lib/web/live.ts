@@ -14,9 +14,9 @@ import { runProduct } from "@/lib/catalog/run";
 import { validateOrThrow } from "@/lib/catalog/validate";
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { cached } from "@/lib/market/cache";
 import { COMPONENT_NAMES, compositeSentiment, sentimentLabel, type ComponentName, type Weights } from "@/lib/market/signals/sentiment";
-import { xlmSnapshot, type XlmSnapshot } from "@/lib/market/xlm/snapshot";
+import type { XlmSnapshot } from "@/lib/market/xlm/snapshot";
+import { freeSnapshot } from "@/lib/catalog/free-snapshot";
 
 export type Live<T> = { ok: true; data: T } | { ok: false; message: string };
 
@@ -68,7 +68,7 @@ function nowFromSnapshot(s: XlmSnapshot): SentimentNow {
 /** The full composite snapshot (the data of the free MCP tool get_xlm_sentiment). */
 export async function liveSnapshot(): Promise<Live<SentimentNow>> {
   try {
-    return { ok: true, data: nowFromSnapshot(await cached("web:snapshot", 30_000, () => xlmSnapshot(new Date()))) };
+    return { ok: true, data: nowFromSnapshot(await freeSnapshot()) };
   } catch (err) {
     return failure(err, "Live XLM sentiment");
   }

@@ -1,11 +1,17 @@
 /**
- * Browser side of an x402 "exact" purchase on an EVM network, without the server's
- * packages: read the v2 requirement from the 402's PAYMENT-REQUIRED header, build the
- * EIP-3009 TransferWithAuthorization the wallet signs, send it back as
- * PAYMENT-SIGNATURE, and turn every failure into a message a person can act on.
+ * Browser side of an x402 "exact" payment on an EVM network: read the v2 requirement from
+ * the 402's PAYMENT-REQUIRED header, have the official x402 client (`@x402/core`'s
+ * x402Client with `@x402/evm`'s exact scheme) build the EIP-3009 authorization and sign it
+ * with the connected wallet, send it back as PAYMENT-SIGNATURE, and turn every failure
+ * into a message a person can act on.
  */
-import { decodeFunctionResult, encodeFunctionData, erc20Abi, formatUnits, toHex, type Address, type Hex } from "viem";
-import { evmChainId, TRANSFER_WITH_AUTHORIZATION_TYPES } from "@/lib/payments/x402/eip3009";
+import { decodeFunctionResult, encodeFunctionData, erc20Abi, formatUnits, type Address, type Hex } from "viem";
+import { x402Client } from "@x402/core/client";
+import { encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentRequired } from "@x402/core/types";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import type { ClientEvmSigner } from "@x402/evm";
+import { evmChainId } from "@/lib/payments/x402/eip3009";
 
 export interface ExactRequirement {
   scheme: string;
@@ -65,12 +71,6 @@ function fromBase64(b64: string): string {
   return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
 }
 
-function toBase64(text: string): string {
-  let bin = "";
-  for (const b of new TextEncoder().encode(text)) bin += String.fromCharCode(b);
-  return btoa(bin);
-}
-
 interface ErrorBody {
   code?: string;
   error?: string | { code?: string; message?: string };
@@ -110,54 +110,20 @@ export async function requestRequirement(path: string): Promise<{ envelope: Requ
   return { envelope, accepted };
 }
 
-// A type alias (not an interface) so it fits viem's `Record<string, unknown>` message type.
-export type Authorization = {
-  from: Address;
-  to: Address;
-  value: bigint;
-  validAfter: bigint;
-  validBefore: bigint;
-  nonce: Hex;
-};
-
-export function randomNonce(): Hex {
-  return toHex(crypto.getRandomValues(new Uint8Array(32)));
-}
-
-/** The EIP-712 typed data of the EIP-3009 transfer authorization the wallet signs. */
-export function transferAuthorization(req: ExactRequirement, from: Address, nowSeconds: number, nonce: Hex = randomNonce()) {
-  const chainId = evmChainId(req.network);
-  if (chainId === null) throw new PurchaseError("error", `Unsupported network ${req.network}.`);
-  const message: Authorization = {
-    from,
-    to: req.payTo,
-    value: BigInt(req.amount),
-    // A little slack for clock skew between this computer and the chain.
-    validAfter: BigInt(nowSeconds - 600),
-    validBefore: BigInt(nowSeconds + req.maxTimeoutSeconds),
-    nonce,
-  };
-  return {
-    domain: { name: req.extra?.name ?? "USD Coin", version: req.extra?.version ?? "2", chainId, verifyingContract: req.asset },
-    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-    primaryType: "TransferWithAuthorization" as const,
-    message,
-  };
-}
-
-/** PAYMENT-SIGNATURE header value (x402 v2). */
-export function paymentSignature(envelope: RequirementEnvelope, accepted: ExactRequirement, signature: Hex, a: Authorization): string {
-  return toBase64(
-    JSON.stringify({
-      x402Version: 2,
-      ...(envelope.resource ? { resource: envelope.resource } : {}),
-      accepted,
-      payload: {
-        signature,
-        authorization: { from: a.from, to: a.to, value: a.value.toString(), validAfter: a.validAfter.toString(), validBefore: a.validBefore.toString(), nonce: a.nonce },
-      },
-    }),
-  );
+/**
+ * Signs the payment for `accepted` with the official x402 client: its exact EVM scheme
+ * builds the TransferWithAuthorization (random nonce, validity window from the
+ * requirement) and asks `signer` (the connected wallet) to sign it. Returns the
+ * PAYMENT-SIGNATURE header and the authorization nonce, which the service records the
+ * payment under (what to quote when an outcome is unknown).
+ */
+export async function signPayment(envelope: RequirementEnvelope, accepted: ExactRequirement, signer: ClientEvmSigner): Promise<{ header: string; nonce: Hex }> {
+  const client = new x402Client().register(accepted.network as `${string}:${string}`, new ExactEvmScheme(signer));
+  // Only the offer this page pays with: the client picks among what the 402 lists.
+  const payload = await client.createPaymentPayload({ ...envelope, accepts: [accepted] } as unknown as PaymentRequired);
+  const nonce = (payload.payload as { authorization?: { nonce?: Hex } }).authorization?.nonce;
+  if (!nonce) throw new PurchaseError("error", "The payment could not be prepared. Nothing was charged.");
+  return { header: encodePaymentSignatureHeader(payload), nonce };
 }
 
 export interface BundleResult {
@@ -172,33 +138,37 @@ export interface BundleResult {
 
 /**
  * Once the signed payment has left the page, a lost or unreadable answer does not mean
- * nothing was charged: the service may have settled it and minted a token the page never
- * saw. Say so, and give the nonce the service recorded the payment under.
+ * nothing was charged: the service may have settled it (and, for a bundle, minted a token
+ * the page never saw). Say so, and give the nonce the service recorded the payment under.
  */
-function outcomeUnknown(what: string, nonce: Hex): PurchaseError {
+function outcomeUnknown(what: string, nonce: Hex, bought: string): PurchaseError {
   return new PurchaseError(
     "outcome_unknown",
-    `${what}: the payment may have been settled and the bundle bought. Check your USDC balance before buying again. If it dropped and no bundle token is shown, contact the operator and quote the authorization nonce below.`,
+    `${what}: the payment may have been settled and ${bought}. Check your USDC balance before paying again. If it dropped and no result is shown, contact the operator and quote the authorization nonce below.`,
     nonce,
   );
 }
 
-/** Sends the signed payment; returns the bundle and the settlement transaction. */
-export async function submitPurchase(path: string, signatureHeader: string, nonce: Hex): Promise<{ bundle: BundleResult; txHash: string | null }> {
+/**
+ * Sends the signed payment for `path`; returns the answer's JSON body and the settlement
+ * transaction. `isResult` says whether a 200 body is the thing paid for; `bought` names it
+ * in the message when the outcome is unknown.
+ */
+export async function submitPayment<T>(path: string, signatureHeader: string, nonce: Hex, isResult: (body: unknown) => body is T, bought: string): Promise<{ body: T; txHash: string | null }> {
   let res: Response;
-  let body: (BundleResult & ErrorBody) | null;
+  let body: unknown;
   try {
     res = await fetch(path, { headers: { Accept: "application/json", "PAYMENT-SIGNATURE": signatureHeader }, cache: "no-store" });
   } catch {
-    throw outcomeUnknown("The connection to the service was lost after the signed payment was sent", nonce);
+    throw outcomeUnknown("The connection to the service was lost after the signed payment was sent", nonce, bought);
   }
   try {
-    body = (await res.json()) as (BundleResult & ErrorBody) | null;
+    body = await res.json();
   } catch {
     body = null;
   }
   if (res.ok) {
-    if (!body?.bundle_token) throw outcomeUnknown(`The service answered HTTP ${res.status} but its reply could not be read`, nonce);
+    if (!isResult(body)) throw outcomeUnknown(`The service answered HTTP ${res.status} but its reply could not be read`, nonce, bought);
     let txHash: string | null = null;
     const receipt = res.headers.get("payment-response");
     if (receipt) {
@@ -208,12 +178,12 @@ export async function submitPurchase(path: string, signatureHeader: string, nonc
         txHash = null;
       }
     }
-    return { bundle: body, txHash };
+    return { body, txHash };
   }
-  const { code, message } = errorOf(body);
+  const { code, message } = errorOf(body as ErrorBody | null);
   // Only the service's own error answer says what happened; anything else (a proxy's
   // error page, a cut-off body) leaves the outcome open.
-  if (!code) throw outcomeUnknown(`The service's answer (HTTP ${res.status}) could not be read`, nonce);
+  if (!code) throw outcomeUnknown(`The service's answer (HTTP ${res.status}) could not be read`, nonce, bought);
   const text = message ?? `The service answered HTTP ${res.status}.`;
   const nothing = /nothing was charged/i.test(text) ? "" : " Nothing was charged.";
   if (code === "settlement_failed") throw new PurchaseError("settlement_failed", `Settlement failed: ${text}`);
@@ -222,6 +192,14 @@ export async function submitPurchase(path: string, signatureHeader: string, nonc
   }
   if (code === "payment_invalid") throw new PurchaseError("payment_invalid", `${text}${nothing}`);
   throw new PurchaseError(res.status >= 500 ? "unavailable" : "error", `${text}${nothing}`);
+}
+
+const isBundle = (b: unknown): b is BundleResult => typeof (b as BundleResult | null)?.bundle_token === "string" && (b as BundleResult).bundle_token.length > 0;
+
+/** Sends the signed payment for a bundle; returns the bundle and the settlement transaction. */
+export async function submitPurchase(path: string, signatureHeader: string, nonce: Hex): Promise<{ bundle: BundleResult; txHash: string | null }> {
+  const { body, txHash } = await submitPayment(path, signatureHeader, nonce, isBundle, "the bundle bought");
+  return { bundle: body, txHash };
 }
 
 /** True when a wallet error means the person declined (EIP-1193 code 4001). */

@@ -10,7 +10,7 @@ import type { HDAccount, LocalAccount } from "viem/accounts";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { toClientEvmSigner } from "@x402/evm";
-import { wrapFetchWithPayment as wrapFetchV1 } from "x402-fetch";
+import { wrapFetchWithPayment as wrapFetchV1 } from "../clients/v1";
 import { BASE_USDC, localBase } from "./chain";
 
 export function v2Fetch(account: HDAccount, rpcUrl: string): typeof fetch {

@@ -21,8 +21,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { startChain, BASE_USDC, localBase, type Chain } from "../helpers/chain";
-import { startFixture, type Fixture } from "../helpers/fixture";
+import { BASE_USDC, localBase, type Chain } from "../helpers/chain";
+import type { Fixture } from "../helpers/fixture";
+import { startPaidFixture } from "../helpers/paid-fixture";
 import { requirementFrom, signAuthorization, v1Header, v2Header, type Requirement } from "../helpers/payments";
 
 const run = promisify(execFile);
@@ -111,19 +112,7 @@ async function requirementOf(tool: string, args: Record<string, unknown> = {}) {
 }
 
 beforeAll(async () => {
-  chain = await startChain();
-  payer = chain.accounts[1]!;
-  payTo = chain.accounts[2]!;
-  await chain.mintUsdc(payer.address, 50_000_000n);
-  fx = await startFixture({
-    env: {
-      PAY_TO_ADDRESS: payTo.address,
-      FACILITATOR_PRIVATE_KEY: chain.privateKey(0),
-      SETTLEMENT_RPC_URL: chain.rpcUrl,
-      CACHE_DISABLED: "1",
-      FREE_KEY_MINTS_PER_HOUR: "10",
-    },
-  });
+  ({ chain, fx, payer, payTo } = await startPaidFixture({ FREE_KEY_MINTS_PER_HOUR: "10" }));
   client = await connect();
 }, 180_000);
 afterAll(async () => {

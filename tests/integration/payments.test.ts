@@ -17,6 +17,7 @@ import { generatePrivateKey, privateKeyToAccount, type HDAccount } from "viem/ac
 import { productByPath } from "@/lib/catalog";
 import { usdToAtomic } from "@/lib/payments/price";
 import { startChain, BASE_USDC, usdcAbi, type Chain } from "../helpers/chain";
+import { rpcProxy } from "../helpers/rpc-proxy";
 import { startFixture, type Fixture } from "../helpers/fixture";
 import { decodeB64Json, requirementFrom, signAuthorization, v1Fetch, v1Header, v2Fetch, v2Header, type Requirement } from "../helpers/payments";
 import { openServiceDb } from "../helpers/service-db";
@@ -53,10 +54,16 @@ const MODES = [
 ];
 
 let chain: Chain;
+/** The services settle through this transparent proxy, which can reorder two sends. */
+let proxy: Awaited<ReturnType<typeof rpcProxy>>;
 beforeAll(async () => {
   chain = await startChain();
+  proxy = await rpcProxy(chain.rpcUrl);
 }, 120_000);
-afterAll(async () => chain?.stop());
+afterAll(async () => {
+  await proxy?.close();
+  await chain?.stop();
+});
 
 for (const mode of MODES) {
   describe(`payments — ${mode.name}`, () => {
@@ -87,7 +94,7 @@ for (const mode of MODES) {
           ...modeEnv,
           PAY_TO_ADDRESS: payTo.address,
           FACILITATOR_PRIVATE_KEY: chain.privateKey(0),
-          SETTLEMENT_RPC_URL: chain.rpcUrl,
+          SETTLEMENT_RPC_URL: proxy.url,
           ADMIN_TOKEN: ADMIN,
           CACHE_DISABLED: "1",
           FREE_KEY_MINTS_PER_HOUR: "100",
@@ -223,6 +230,30 @@ for (const mode of MODES) {
       expect(again.body.code).toBe("payment_replayed");
     });
 
+    it("settles 12 different payments sent at once: every one answers 200 and moves the price once (automine refuses nonce gaps, so concurrent sends must not skip nonces)", async () => {
+      const before = await balances();
+      const headers = await Promise.all(Array.from({ length: 12 }, async () => v2Header(req402, await signAuthorization(payer, { to: payTo.address, value: PRICE_FNG }))));
+      const results = await Promise.all(headers.map((h) => fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": h } }).then(async (r) => ({ status: r.status, text: await r.text() }))));
+      expect(results.map((r) => r.status), results.map((r) => r.text).join("\n")).toEqual(results.map(() => 200));
+      const after = await balances();
+      expect(before.payer - after.payer).toBe(PRICE_FNG * 12n);
+      // And the facilitator keeps settling afterwards (no nonce left skipped).
+      const next = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": v2Header(req402, await signAuthorization(payer, { to: payTo.address, value: PRICE_FNG })) } });
+      expect(next.status, await next.clone().text()).toBe(200);
+    });
+
+    it("settles two payments whose transactions reach the node higher nonce first (automine refuses the gap): both 200, each moves the price once", async () => {
+      const before = await balances();
+      const gaps = proxy.state.gapRefusals;
+      const headers = await Promise.all([0, 1].map(async () => v2Header(req402, await signAuthorization(payer, { to: payTo.address, value: PRICE_FNG }))));
+      proxy.state.fault = "reorder-sends";
+      const results = await Promise.all(headers.map((h) => fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": h } }).then(async (r) => ({ status: r.status, text: await r.text() }))));
+      expect(results.map((r) => r.status), results.map((r) => r.text).join("\n")).toEqual([200, 200]);
+      // The node did refuse the gap, so this exercised the wait.
+      expect(proxy.state.gapRefusals).toBeGreaterThan(gaps);
+      expect(before.payer - (await balances()).payer).toBe(PRICE_FNG * 2n);
+    });
+
     it("charges nothing when the upstream fails during a paid call, and the same payment works afterwards", async () => {
       const before = await balances();
       const header = v2Header(req402, await signAuthorization(payer, { to: payTo.address, value: PRICE_FNG }));
@@ -298,7 +329,7 @@ for (const mode of MODES) {
       const f = v2Fetch(poor, chain.rpcUrl);
       const results = await Promise.all([f(`${fx.svc.url}/v1/bundle`), f(`${fx.svc.url}/v1/bundle`)]);
       const statuses = results.map((r) => r.status).sort();
-      expect(statuses).toEqual([200, 402]);
+      expect(statuses, (await Promise.all(results.map((r) => r.clone().text()))).join("\n")).toEqual([200, 402]);
       expect(await chain.usdcBalance(poor.address)).toBe(0n);
       expect((await debug()).bundles.count).toBe(d0 + 1);
     });
@@ -403,11 +434,11 @@ for (const mode of MODES) {
 
     it("returns X-Receipt-Id on x402, bundle and key calls; /v1/usage lists the same receipt ids", async () => {
       const paid = await v2Fetch(payer, chain.rpcUrl)(`${fx.svc.url}/v1/fng`);
-      expect(paid.status).toBe(200);
+      expect(paid.status, await paid.clone().text()).toBe(200);
       audit.x402 = { receiptId: paid.headers.get("x-receipt-id")!, tx: decodeB64Json<{ transaction: string }>(paid.headers.get("payment-response")).transaction };
 
       const buy = await v2Fetch(payer, chain.rpcUrl)(`${fx.svc.url}/v1/bundle`);
-      expect(buy.status).toBe(200);
+      expect(buy.status, await buy.clone().text()).toBe(200);
       const token = (await buy.json()).bundle_token as string;
       shown.push({ kind: "bundle", value: token });
       audit.purchase = { receiptId: buy.headers.get("x-receipt-id")!, tx: decodeB64Json<{ transaction: string }>(buy.headers.get("payment-response")).transaction };

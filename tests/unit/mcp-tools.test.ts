@@ -5,6 +5,7 @@
  * the output schemas (data or payment requirement), the x402 `_meta` receipt mapping and
  * the HTTP layer's answer to a transport crash.
  */
+import { validationIssuesOf } from "../helpers/validation";
 import { describe, expect, it } from "vitest";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { PRODUCTS } from "@/lib/catalog";
@@ -164,15 +165,7 @@ describe("tool arguments (spec 2.6 under 'arguments')", () => {
   const history = PRODUCTS.find((p) => p.tool?.name === "get_xlm_sentiment_history")!;
   const wallet = PRODUCTS.find((p) => p.tool?.name === "get_base_wallet_intel")!;
 
-  const issues = (fn: () => unknown) => {
-    try {
-      fn();
-    } catch (err) {
-      expect(err).toBeInstanceOf(ValidationError);
-      return (err as ValidationError).detail;
-    }
-    throw new Error("expected a ValidationError");
-  };
+  const issues = validationIssuesOf;
 
   it("applies defaults, treats null as absent and separates credentials", () => {
     const a = parseArguments<{ hours: number }>(history.params, true, { hours: null, api_key: "k", payment: null });
@@ -321,13 +314,15 @@ describe("a lone request's SSE answer", () => {
 });
 
 describe("result _meta of a charged call", () => {
-  it("decodes the x402 settlement receipt and reports receipt, quota and bundle credits", () => {
-    const settle = { success: true, transaction: "0xabc", network: "eip155:8453", payer: "0x1" };
-    const meta = accessMeta({ "PAYMENT-RESPONSE": Buffer.from(JSON.stringify(settle)).toString("base64"), "X-Receipt-Id": "r1" }, "x402");
+  // The gate's typed outcome (lib/access/outcome.ts) rendered as _meta; no headers involved.
+  const granted = { granted: true, method: null, charged: true, payment: null, quota: null, credits: null } as const;
+  it("reports the x402 settlement receipt, receipt id, quota and bundle credits", () => {
+    const settle = { success: true, transaction: "0xabc", network: "eip155:8453", payer: "0x1" } as const;
+    const meta = accessMeta({ ...granted, credential: "x402", method: "evm-exact", receiptId: "r1", payment: settle });
     expect(meta).toEqual({ "x402/payment-response": settle, "echo/access": { credential: "x402", receipt_id: "r1" } });
-    const key = accessMeta({ "X-Quota-Limit": "50", "X-Quota-Remaining": "49", "X-Quota-Reset": "100", "X-Receipt-Id": "r2" }, "api_key");
+    const key = accessMeta({ ...granted, credential: "api_key", receiptId: "r2", quota: { limit: 50, remaining: 49, resetAt: Date.now() + 99_500 } });
     expect(key["echo/access"]).toEqual({ credential: "api_key", receipt_id: "r2", quota: { limit: 50, remaining: 49, reset_seconds: 100 } });
-    const bundle = accessMeta({ "X-Bundle-Credits-Remaining": "8", "X-Bundle-Credits-Charged": "2", "X-Receipt-Id": "r3" }, "bundle");
+    const bundle = accessMeta({ ...granted, credential: "bundle", receiptId: "r3", credits: { remaining: 8, charged: 2 } });
     expect(bundle["echo/access"]).toEqual({ credential: "bundle", receipt_id: "r3", bundle: { credits_charged: 2, credits_remaining: 8 } });
     expect(bundle["x402/payment-response"]).toBeUndefined();
   });

@@ -4,9 +4,9 @@ import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { getFearGreed } from "@/lib/market/sources/alternative-me";
 import { fngToScore } from "@/lib/market/signals/sentiment";
+import { round } from "@/lib/market/signals/math";
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-const round = (x: number, dp = 2) => Math.round(x * 10 ** dp) / 10 ** dp;
 
 export const fng = defineProduct({
   id: "fng",
@@ -44,8 +44,8 @@ export const fng = defineProduct({
       label: latest.label,
       score: fngToScore(latest.value),
       as_of: latest.time.toISOString(),
-      mean_7d: m7 === null ? null : round(m7),
-      mean_30d: m30 === null ? null : round(m30),
+      mean_7d: m7 === null ? null : round(m7, 2),
+      mean_30d: m30 === null ? null : round(m30, 2),
       change_1d: points[1] ? latest.value - points[1].value : null,
       source: "alternative.me" as const,
       ts: ctx.now.toISOString(),

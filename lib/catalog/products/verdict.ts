@@ -6,6 +6,7 @@ import { readXlmSentiment } from "@/lib/market/xlm/snapshot";
 import { computeBreadth } from "@/lib/catalog/products/markets/breadth";
 import { breadthToScore, fusedVerdict } from "@/lib/market/signals/verdict";
 import { UnavailableError } from "@/lib/errors";
+import { round } from "@/lib/market/signals/math";
 
 const reason = (r: PromiseSettledResult<unknown>) => (r.status === "rejected" ? ((r.reason as Error)?.message ?? "failed").slice(0, 200) : null);
 
@@ -60,7 +61,7 @@ export const verdict = defineProduct({
     if (!s) errors.composite = reason(sR) ?? "unavailable";
     else for (const [k, e] of Object.entries(s.errors)) if (e) errors[k === "order_flow" ? "composite.order_flow" : k] = e;
     if (!b) errors.breadth = reason(bR) ?? "unavailable";
-    const r4 = (x: number | null) => (x === null ? null : Math.round(x * 10_000) / 10_000);
+    const r4 = (x: number | null) => (x === null ? null : round(x, 4));
     return {
       verdict: fused.verdict,
       score: fused.score,

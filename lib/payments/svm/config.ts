@@ -7,6 +7,8 @@ import { createPrivateKey, createPublicKey } from "node:crypto";
 import { getBase58Decoder, getBase58Encoder } from "@solana/kit";
 import { env } from "@/lib/config/env";
 import { log } from "@/lib/log";
+import { processState, resetProcessState } from "@/lib/process-state";
+import { remoteFacilitatorUrl } from "@/lib/payments/x402/remote";
 
 /**
  * CAIP-2 references are at most 32 characters; for Solana they are the first 32
@@ -65,14 +67,13 @@ export function parseFeePayerSecret(secret: string): FeePayerKey {
   return { bytes, address: getBase58Decoder().decode(bytes.subarray(32)) };
 }
 
-const KEY = Symbol.for("echo.x402.svm.config");
+const KEY = "x402.svm.config";
 interface State {
   feePayer?: FeePayerKey | null;
   remote?: { feePayer: string | null; fetchedAt: number; pending: Promise<void> | null };
 }
 function state(): State {
-  const g = globalThis as { [KEY]?: State };
-  return (g[KEY] ??= {});
+  return processState<State>(KEY, () => ({}));
 }
 
 /** The in-process facilitator's fee payer key, or null when it is not configured (or invalid). */
@@ -98,7 +99,7 @@ export type SvmMode = "remote" | "local" | null;
 export function svmMode(): SvmMode {
   const cfg = env();
   if (!cfg.SOLANA_PAY_TO_ADDRESS) return null;
-  if (cfg.FACILITATOR_URL) return "remote";
+  if (remoteFacilitatorUrl()) return "remote";
   if (cfg.SOLANA_RPC_URL && localFeePayer()) return "local";
   return null;
 }
@@ -134,5 +135,5 @@ export function remoteFeePayer(fetchSupported: () => Promise<{ kinds: Array<{ x4
 
 /** Forget cached keys and answers (tests change the environment between cases). */
 export function resetSvmConfigForTests(): void {
-  delete (globalThis as { [KEY]?: State })[KEY];
+  resetProcessState(KEY);
 }

@@ -8,7 +8,8 @@
  * settle go through askFacilitator (timeouts, zod-checked answers).
  */
 import { createDefaultRpcTransport, createKeyPairSignerFromBytes, createSolanaRpcFromTransport, type RpcTransport } from "@solana/kit";
-import { HTTPFacilitatorClient, type FacilitatorClient } from "@x402/core/server";
+import type { FacilitatorClient } from "@x402/core/server";
+import { remoteFacilitatorClient } from "@/lib/payments/x402/remote";
 import { x402Facilitator } from "@x402/core/facilitator";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { toFacilitatorSvmSigner } from "@x402/svm";
@@ -16,6 +17,7 @@ import { registerExactSvmScheme } from "@x402/svm/exact/facilitator";
 import { env } from "@/lib/config/env";
 import { askFacilitator, FacilitatorError, SettleAnswer, VerifyAnswer, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
 import { localFeePayer, remoteFeePayer, svmMode, svmNetwork } from "@/lib/payments/svm/config";
+import { processState, resetProcessState } from "@/lib/process-state";
 
 export type SvmVerify = CheckedVerify;
 export type SvmSettle = CheckedSettle;
@@ -47,16 +49,14 @@ async function buildLocal(): Promise<FacilitatorClient> {
   } as FacilitatorClient;
 }
 
-const KEY = Symbol.for("echo.x402.svm.facilitator");
-type Holder = { [KEY]?: { local?: Promise<FacilitatorClient>; remote?: FacilitatorClient } };
+const KEY = "x402.svm.facilitator";
 function holder() {
-  const g = globalThis as Holder;
-  return (g[KEY] ??= {});
+  return processState<{ local?: Promise<FacilitatorClient>; remote?: FacilitatorClient }>(KEY, () => ({}));
 }
 
 function remoteClient(): FacilitatorClient {
   const h = holder();
-  return (h.remote ??= new HTTPFacilitatorClient({ url: env().FACILITATOR_URL!, timeoutMs: env().PAYMENT_TIMEOUT_MS }));
+  return (h.remote ??= remoteFacilitatorClient()!);
 }
 
 async function client(): Promise<FacilitatorClient> {
@@ -83,7 +83,7 @@ export function svmFeePayer(): string | null {
 
 /** Forget the facilitator clients (tests change the environment between cases). */
 export function resetSvmFacilitatorForTests(): void {
-  delete (globalThis as Holder)[KEY];
+  resetProcessState(KEY);
 }
 
 export function verifySvm(payload: PaymentPayload, req: PaymentRequirements): Promise<SvmVerify> {

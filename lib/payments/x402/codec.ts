@@ -10,12 +10,8 @@
  */
 import { z } from "zod";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
-import { usdToAtomic } from "@/lib/payments/price";
-import { svmRequirements } from "@/lib/payments/svm";
 import { canonicalSolanaNetwork } from "@/lib/payments/svm/config";
-
 
 /** CAIP-2 ↔ x402 v1 network names. */
 const V1_NAMES: Record<string, string> = {
@@ -40,29 +36,9 @@ export interface ResourceInfo {
   mimeType: string;
 }
 
-/** Whether this instance can take x402 payments on the EVM network. */
-export function evmPaymentsEnabled(): boolean {
-  const cfg = env();
-  return Boolean(cfg.PAY_TO_ADDRESS && (cfg.FACILITATOR_URL || cfg.FACILITATOR_PRIVATE_KEY));
-}
-
-/** The exact requirements a payment for `priceUsd` must meet (v2 shape). */
-export function buildRequirements(priceUsd: string): PaymentRequirements[] {
-  const cfg = env();
-  const out: PaymentRequirements[] = [];
-  if (evmPaymentsEnabled()) {
-    out.push({
-      scheme: "exact",
-      network: cfg.X402_NETWORK as PaymentRequirements["network"],
-      amount: usdToAtomic(priceUsd).toString(),
-      asset: cfg.USDC_ADDRESS,
-      payTo: cfg.PAY_TO_ADDRESS!,
-      maxTimeoutSeconds: 120,
-      extra: { name: cfg.USDC_EIP712_NAME, version: cfg.USDC_EIP712_VERSION },
-    });
-  }
-  out.push(...svmRequirements(priceUsd));
-  return out;
+/** The x402 ResourceInfo of a paid resource (always JSON here). */
+export function resourceInfo(url: string, description: string): ResourceInfo {
+  return { url, description, mimeType: "application/json" };
 }
 
 export function toV1Requirement(r: PaymentRequirements, resource: ResourceInfo, outputSchema?: Record<string, unknown>) {

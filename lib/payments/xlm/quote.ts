@@ -92,11 +92,20 @@ export function usdToStroops(priceUsd: string, usdPerXlm: number): bigint {
   return num % rate === 0n ? q : q + 1n;
 }
 
-/** The XLM option of a payment requirement, or null when XLM is not configured. */
-export async function xlmOffer(product: AnyProduct, surface: Surface, priceUsd: string): Promise<XlmOffer | null> {
+/** The current XLM/USD rate (CoinGecko, cached there), or null when it is unknown. */
+export async function xlmUsdRate(): Promise<number | null> {
+  return (await simplePrice(["stellar"])).stellar?.usd ?? null;
+}
+
+/**
+ * The XLM option of a payment requirement, or null when XLM is not configured or no
+ * rate is known. `knownRate` skips the rate lookup (lib/payments/methods/xlm-memo.ts
+ * decides when a remembered rate is good enough).
+ */
+export async function xlmOffer(product: AnyProduct, surface: Surface, priceUsd: string, knownRate?: number | null): Promise<XlmOffer | null> {
   const cfg = env();
   if (!cfg.STELLAR_PAY_TO_ADDRESS) return null;
-  const rate = (await simplePrice(["stellar"])).stellar?.usd;
+  const rate = knownRate === undefined ? await xlmUsdRate() : knownRate;
   if (!rate) return null;
   const stroops = usdToStroops(priceUsd, rate);
   const quote: Quote = {

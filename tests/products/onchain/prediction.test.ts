@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { prediction } from "@/lib/catalog/products/onchain/prediction";
 import { UnavailableError } from "@/lib/errors";
+import { round } from "@/lib/market/signals/math";
 import { useSimulator } from "../../helpers/in-process";
 import { detailOf, freezeClock, rawGet, run } from "./helpers";
 
@@ -51,7 +52,7 @@ function expectMarket(m: OutMarket, r: RawMarket, rank: number, now: number): vo
   expect(m.url).toBe(`https://polymarket.com/event/${r.events[0]!.slug}`);
   expect(m.end_date).toBe(new Date(r.endDate).toISOString());
   expect(m.days_to_end).toBeCloseTo((Date.parse(r.endDate) - now) / 86_400_000, 1);
-  expect(m.volume_24h_usd).toBe(r.volume24hr === undefined ? null : Math.round(r.volume24hr * 100) / 100);
+  expect(m.volume_24h_usd).toBe(r.volume24hr === undefined ? null : round(r.volume24hr, 2));
   expect(Math.abs(m.volume_usd - r.volumeNum)).toBeLessThanOrEqual(0.0051);
   expect(Math.abs(m.liquidity_usd - r.liquidityNum)).toBeLessThanOrEqual(0.0051);
   const names = JSON.parse(r.outcomes) as string[];
@@ -62,11 +63,11 @@ function expectMarket(m: OutMarket, r: RawMarket, rank: number, now: number): vo
     return;
   }
   const prices = (JSON.parse(r.outcomePrices) as string[]).map(Number);
-  expect(m.outcomes).toEqual(names.map((n, i) => ({ outcome: n, probability: Math.round(prices[i]! * 1e4) / 1e4 })));
+  expect(m.outcomes).toEqual(names.map((n, i) => ({ outcome: n, probability: round(prices[i]!, 4) })));
   const lead = prices[0]! >= prices[1]! ? 0 : 1;
   expect(m.leading_outcome).toBe(names[lead]);
   expect(m.leading_probability).toBeCloseTo(prices[lead]!, 4);
-  expect(m.yes_probability).toBe(names[0] === "Yes" ? Math.round(prices[0]! * 1e4) / 1e4 : null);
+  expect(m.yes_probability).toBe(names[0] === "Yes" ? round(prices[0]!, 4) : null);
   expect(m.overround).toBeCloseTo(prices[0]! + prices[1]! - 1, 4);
 }
 

@@ -1,4 +1,5 @@
 /** Number formatting shared by the markets products (unknown stays null, never 0/NaN). */
+import { round } from "@/lib/market/signals/math";
 
 /** Rounds to `sig` significant digits (prices span 1e-5 .. 1e5 USD). */
 export function sig(x: number, digits = 7): number {
@@ -6,10 +7,9 @@ export function sig(x: number, digits = 7): number {
   return Number(x.toPrecision(digits));
 }
 
-/** Rounds to `dp` decimal places; -0 becomes 0. */
+/** Rounds to `dp` decimal places (the one rounding rule, lib/market/signals/math.ts); -0 becomes 0. */
 export function dp(x: number, places = 2): number {
-  const r = Math.round(x * 10 ** places) / 10 ** places;
-  return Object.is(r, -0) ? 0 : r;
+  return round(x, places);
 }
 
 /** `dp` that keeps null (unknown) as null. */

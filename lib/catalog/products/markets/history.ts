@@ -28,7 +28,10 @@ export interface Unavailable {
 
 /** Short, secret-free reason for a failed asset. */
 export function failureReason(err: unknown): string {
-  if (err instanceof UpstreamError) return `${err.provider} ${err.kind}${err.status ? ` (HTTP ${err.status})` : ""}`;
+  if (err instanceof UpstreamError) {
+    // A named refusal (rate limited after the retry, retry-after too long) says more than the kind.
+    return err.note ? `${err.provider}: ${err.note}` : `${err.provider} ${err.kind}${err.status ? ` (HTTP ${err.status})` : ""}`;
+  }
   return err instanceof Error ? err.message : "unknown error";
 }
 

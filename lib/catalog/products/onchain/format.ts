@@ -1,4 +1,5 @@
 /** Number formatting shared by the on-chain products (unknown stays null, never 0/NaN). */
+import { round } from "@/lib/market/signals/math";
 
 /** Rounds to `digits` significant digits (gas on Base is ~0.005 gwei, on Ethereum ~20). */
 export function sig(x: number, digits = 6): number {
@@ -15,8 +16,7 @@ export function sigOrNull(x: number | null | undefined, digits = 6): number | nu
 /** Rounds to `places` decimals; null stays null. */
 export function dpOrNull(x: number | null | undefined, places = 2): number | null {
   if (x === null || x === undefined || !Number.isFinite(x)) return null;
-  const r = Math.round(x * 10 ** places) / 10 ** places;
-  return Object.is(r, -0) ? 0 : r;
+  return round(x, places);
 }
 
 /**

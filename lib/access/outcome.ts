@@ -1,0 +1,66 @@
+/**
+ * The gate's typed outcome. Layers exchange these objects, never header strings; each
+ * surface renders them in its own terms (HTTP: lib/http/access-render.ts; MCP:
+ * lib/mcp/results.ts; A2A: task metadata).
+ */
+import type { ErrorCode } from "@/lib/errors";
+import type { Credential } from "@/lib/access/credentials";
+import type { Requirement } from "@/lib/access/payment-required";
+import type { MethodId } from "@/lib/payments/methods/types";
+import type { PaymentResponse, SettlementMode } from "@/lib/payments/types";
+
+export type { PaymentResponse } from "@/lib/payments/types";
+
+/** A free-tier key's day: calls allowed, left, and when the count resets (ms since epoch). */
+export interface QuotaState {
+  limit: number;
+  remaining: number;
+  resetAt: number;
+}
+
+/** A bundle's credits after (or, on a refusal, at) the call. */
+export interface CreditsState {
+  remaining: number;
+  /** Credits this call consumed; null when nothing was charged. */
+  charged: number | null;
+}
+
+/** The call was charged (or, for a HEAD, would be accepted; see `charged`). */
+export interface Granted {
+  granted: true;
+  credential: Exclude<Credential["kind"], "none">;
+  /** The payment method of a per-call payment. */
+  method: MethodId | null;
+  /** False for a check that charged nothing (HEAD). */
+  charged: boolean;
+  receiptId: string | null;
+  /** The settlement receipt of a per-call payment (structured; HTTP base64-encodes it). */
+  payment: PaymentResponse | null;
+  /** How the per-call payment was settled; null for other credentials. */
+  settlement?: SettlementMode | null;
+  quota: QuotaState | null;
+  credits: CreditsState | null;
+}
+
+/** The call may not run (or its charge failed): the reason and how to pay instead. */
+export interface Refused {
+  granted: false;
+  code: ErrorCode;
+  message: string;
+  /** 402, or 429 for an exhausted free key (which can still pay). */
+  status: number;
+  requirement: Requirement;
+  credential: Credential["kind"];
+  method: MethodId | null;
+  paymentId: string | null;
+  quota: QuotaState | null;
+  credits: CreditsState | null;
+  retryAfterSeconds: number | null;
+}
+
+export type GateOutcome = Granted | Refused;
+
+/** Seconds until `resetAt`, never negative. */
+export function secondsUntil(resetAt: number, now = Date.now()): number {
+  return Math.max(0, Math.ceil((resetAt - now) / 1000));
+}

@@ -1,0 +1,76 @@
+/**
+ * One way to pay per call (EVM exact, Solana exact, native XLM with a memo, later
+ * others). Every method answers the same questions, so the gate, the 402, the MCP
+ * requirement and every discovery document ask the registry (./registry.ts) and never
+ * name a chain.
+ */
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import type { AnyProduct } from "@/lib/catalog/types";
+import type { Surface } from "@/lib/access/credentials";
+import type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
+import type { DecodedPayment } from "@/lib/payments/x402/codec";
+import type { PaymentOutcome } from "@/lib/payments/x402/hold";
+
+export type MethodId = "evm-exact" | "svm-exact" | "xlm-memo";
+
+/** What a price costs in one method: an x402 `accepts[]` entry, or an out-of-band offer (XLM). */
+export interface PriceContext {
+  product: AnyProduct;
+  surface: Surface;
+  priceUsd: string;
+  /**
+   * False when the requirement answers a refusal of another method's payment (or of a
+   * bundle or key): methods whose offer needs upstream I/O then use what they already
+   * know, or leave their offer out, instead of fetching.
+   */
+  fetchRate?: boolean;
+}
+
+/** A spec 2.3 `offers[]` entry (OpenAPI `x-payment-info`, x402 manifest, protected-resource metadata). */
+export interface DiscoveryOffer {
+  intent: "charge";
+  method: string;
+  network: string;
+  amount: string;
+  currency: string;
+  description: string;
+}
+
+/** What the documents for people and agents say about a method (llms.txt, auth.md, PDF, pages). */
+export interface MethodFacts {
+  id: MethodId;
+  /** "USDC on eip155:8453", "native XLM on stellar:pubnet". */
+  label: string;
+  network: string;
+  asset: { symbol: string; address: string; decimals: number };
+  payTo: string;
+  /** One sentence: how a client pays with this method. */
+  howTo: string;
+}
+
+export interface PaymentMethod {
+  id: MethodId;
+  /**
+   * Whether the method can take a payment now. Sync and cheap: read on every 402 and
+   * every discovery document. (Solana through a remote facilitator turns usable once the
+   * facilitator's fee payer is known.)
+   */
+  usable(): boolean;
+  /** The x402 v2 requirement for a price, or null for methods outside `accepts[]` (XLM) or not usable now. */
+  requirement(priceUsd: string): PaymentRequirements | null;
+  /**
+   * The out-of-band offer of methods that are not x402 `exact` (XLM: a signed quote and
+   * memo). Called only when a requirement is built for a client, never for discovery.
+   */
+  offer?(ctx: PriceContext): Promise<unknown>;
+  /** Whether this method handles a decoded payment (scheme and network). */
+  matches(decoded: DecodedPayment): boolean;
+  /** Check against the exact requirement, lock the reference (replay guard), verify; settle/release later. */
+  authorize(decoded: DecodedPayment, input: PaymentInput): Promise<AuthorizedPayment>;
+  /** Reads a payment's outcome on chain, for recovery after an unknown settlement (networks that can tell). */
+  outcome?(payload: PaymentPayload, req: PaymentRequirements): Promise<PaymentOutcome>;
+  /** The spec 2.3 offer entry for a price (discovery); null for methods outside `accepts[]`. */
+  discoveryOffer(priceUsd: string): DiscoveryOffer | null;
+  /** Facts for documents written for people. */
+  facts(): MethodFacts;
+}

@@ -1,0 +1,41 @@
+/**
+ * A person who opens a paid URL in a browser gets a paywall instead of the agents' JSON:
+ * the 402 stays a 402 (same status and PAYMENT-REQUIRED header, `Vary: Accept`), but its
+ * body is a small HTML page naming the product and price that forwards the browser to
+ * the interactive paywall at /pay/<path> (connect a wallet, pay with the official x402
+ * client, see the result). Agents, whose Accept names JSON, anything (`*\/*`) or nothing,
+ * keep the JSON 402; HEAD and other methods too.
+ */
+import type { AnyProduct } from "@/lib/catalog/types";
+import { usdLabel } from "@/lib/payments/price";
+
+/** Where the interactive paywall of a paid path lives. */
+export const PAYWALL_PREFIX = "/pay";
+
+/** A browser navigation: a GET whose Accept lists HTML and does not ask for JSON. */
+export function wantsPaywall(req: Request): boolean {
+  if (req.method !== "GET") return false;
+  const accept = (req.headers.get("accept") ?? "").toLowerCase();
+  return accept.includes("text/html") && !accept.includes("application/json");
+}
+
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The HTML body of a refusal for a browser; `refused` is the JSON 402 whose status and headers it keeps. */
+export function paywallResponse(refused: Response, req: Request, product: AnyProduct): Response {
+  const url = new URL(req.url);
+  const target = `${PAYWALL_PREFIX}${url.pathname}${url.search}`;
+  const title = `${product.title}: ${usdLabel(product.httpPrice)} per call`;
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="0; url=${escape(target)}">
+<title>Payment required: ${escape(title)}</title></head>
+<body><main><h1>Payment required</h1>
+<p>${escape(product.title)} (<code>${escape(url.pathname)}</code>) costs ${escape(usdLabel(product.httpPrice))} per call.</p>
+<p><a href="${escape(target)}">Pay for this call with a browser wallet</a>, or use a prepaid bundle token or a free API key (<a href="/wallet">wallet &amp; bundles</a>, <a href="/free-key">free key</a>).</p>
+</main></body></html>`;
+  const headers = new Headers(refused.headers);
+  headers.set("Content-Type", "text/html; charset=utf-8");
+  headers.set("Vary", "Accept");
+  return new Response(html, { status: refused.status, headers });
+}
