@@ -10,32 +10,9 @@ import type { z } from "zod";
 import { env } from "@/lib/config/env";
 import { log } from "@/lib/log";
 import type { UpstreamLimiter } from "@/lib/market/limiter";
+import { UpstreamError, type UpstreamFailure } from "@/lib/market/upstream-error";
 
-export type UpstreamFailure = "timeout" | "network" | "http" | "rate_limited" | "parse" | "upstream_error";
-
-export interface UpstreamErrorDetail {
-  /** What the answer means for this provider, in words a caller can act on (no URL). */
-  note?: string;
-  /** The provider's Retry-After, in ms. */
-  retryAfterMs?: number;
-}
-
-export class UpstreamError extends Error {
-  readonly provider: string;
-  readonly kind: UpstreamFailure;
-  readonly status?: number;
-  readonly note?: string;
-  readonly retryAfterMs?: number;
-  constructor(provider: string, kind: UpstreamFailure, message: string, status?: number, detail: UpstreamErrorDetail = {}) {
-    super(`${provider}: ${message}`);
-    this.name = "UpstreamError";
-    this.provider = provider;
-    this.kind = kind;
-    this.status = status;
-    this.note = detail.note;
-    this.retryAfterMs = detail.retryAfterMs;
-  }
-}
+export { UpstreamError, type UpstreamErrorDetail, type UpstreamFailure } from "@/lib/market/upstream-error";
 
 export interface Provider {
   /** Short stable name, e.g. "coingecko". */
