@@ -9,6 +9,7 @@
 import type { z } from "zod";
 import { env } from "@/lib/config/env";
 import { log } from "@/lib/log";
+import { round } from "@/lib/market/signals/math";
 import type { UpstreamLimiter } from "@/lib/market/limiter";
 import { UpstreamError, type UpstreamFailure } from "@/lib/market/upstream-error";
 
@@ -115,7 +116,7 @@ export async function fetchJson<S extends z.ZodType>(
     } catch (again) {
       if (!(again instanceof UpstreamError) || again.kind !== "rate_limited" || again.note) throw again;
       limiter.pause(again.retryAfterMs ?? limiter.opts.defaultWaitMs);
-      const note = `rate limited (HTTP 429), still after one retry ${Math.round(wait / 100) / 10} s later`;
+      const note = `rate limited (HTTP 429), still after one retry ${round(wait / 1000, 1)} s later`;
       throw new UpstreamError(provider.name, "rate_limited", `${again.message.replace(`${provider.name}: `, "")}; ${note}`, 429, { note, retryAfterMs: again.retryAfterMs });
     }
   }
