@@ -296,6 +296,17 @@ describe("no per-call method configured", () => {
     expect(r.body.alternatives).toEqual({ bundle: "/v1/bundle", free_key: "/v1/free-key" });
   });
 
+  it("a browser opening a paid URL is not offered a wallet payment: the paywall points to bundles and keys", async () => {
+    const res = await fx.get("/v1/fng", { headers: { Accept: "text/html" } });
+    expect(res.status).toBe(402);
+    expect(res.headers.get("payment-required")).toBeNull();
+    const html = await res.text();
+    expect(html).toContain("See how to pay for this call");
+    expect(html).not.toMatch(/with a browser wallet/);
+    const page = await pageText(fx, "/pay/v1/fng");
+    expect(page).toMatch(/does not take per-call payments from browser wallets/);
+  });
+
   it("a payment is refused clearly, and HEAD answers the same 402 headers", async () => {
     const res = await fx.get("/v1/fng", { headers: { "X-PAYMENT": Buffer.from(JSON.stringify({ x402Version: 1, scheme: "exact", network: "base", payload: {} })).toString("base64") } });
     expect(res.status).toBe(402);
