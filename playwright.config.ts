@@ -33,7 +33,10 @@ export default defineConfig({
     screenshot: "only-on-failure",
   },
   projects: [
-    { name: "desktop", use: { ...DEVICES.desktop } },
+    { name: "desktop", testIgnore: /paywall\.spec\.ts$/, use: { ...DEVICES.desktop } },
+    // The paywall and the wallet flows are paid to the one pay-to address and each checks
+    // that it received exactly its price: the paywall runs after the desktop flows, never beside them.
+    { name: "paywall", testMatch: /paywall\.spec\.ts$/, dependencies: ["desktop"], use: { ...DEVICES.desktop } },
     { name: "phone", testMatch: /screenshots\.spec\.ts$/, use: { ...DEVICES.phone } },
   ],
 });

@@ -18,6 +18,7 @@ export default async function Home() {
   const base = await pageBaseUrl();
   const cfg = env();
   const pay = paymentFacts();
+  const evm = pay.methods.some((m) => m.id === "evm-exact");
   const range = priceRange();
   const tools = toolCounts();
   const bundles = bundleProducts();
@@ -28,8 +29,12 @@ export default async function Home() {
         <h1 id="hero">Crypto market intelligence for autonomous agents</h1>
         <p className="lead">
           XLM composite sentiment, quotes and order books, arbitrage scans, multi-asset screens, market breadth, gas, prediction markets, wallet intelligence and
-          token safety: {PRODUCTS.length} products over HTTP and <span data-testid="tool-count">{tools.total}</span> MCP tools ({tools.free} of them free), paid per call ({range.min} to {range.max}) with x402 USDC on Base, with a
-          prepaid bundle, or with a free key.
+          token safety: {PRODUCTS.length} products over HTTP and <span data-testid="tool-count">{tools.total}</span> MCP tools ({tools.free} of them free),{" "}
+          <span data-testid="pay-summary">
+            {pay.perCall
+              ? `paid per call (${range.min} to ${range.max}) with ${pay.methods.map((m) => m.label).join(" or ")}, with a prepaid bundle, or with a free key.`
+              : `priced ${range.min} to ${range.max} per call and paid with a prepaid bundle or a free key (this instance takes no per-call payment).`}
+          </span>
         </p>
         <div className="row">
           <a className="button" href="/catalog">
@@ -76,11 +81,9 @@ export default async function Home() {
             ) : (
               <p>Per-call x402 payment is not configured on this instance.</p>
             )}
-            {pay.methods
-              .filter((m) => !pay.x402.some((x) => x.id === m.id))
-              .map((m) => (
-                <p key={m.id}>Also accepted per call: {m.label}.</p>
-              ))}
+            {pay.others.map((m) => (
+              <p key={m.id}>Also accepted per call: {m.label}.</p>
+            ))}
           </article>
           <article className="card">
             <h3>Prepaid bundle</h3>
@@ -92,7 +95,7 @@ export default async function Home() {
               ) : null}
               Send the token as <code>X-Bundle-Token</code> or as the <code>bundle_token</code> tool argument; each call spends its credit cost.
             </p>
-            <a href="/wallet">Buy one with a browser wallet</a>
+            {evm ? <a href="/wallet">Buy one with a browser wallet</a> : <p className="muted small">This instance does not sell bundles to browser wallets; see <a href="/wallet">wallet &amp; bundles</a>.</p>}
           </article>
           <article className="card">
             <h3>Free key</h3>

@@ -19,7 +19,7 @@ import {
   tokenBalance,
   signPayment,
   usdc,
-  WRONG_NETWORK_MESSAGE,
+  wrongNetworkMessage,
   type BundleResult,
 } from "@/lib/web/x402-browser";
 
@@ -80,6 +80,7 @@ function Wallet({ offers, network, usdcAddress }: Props) {
   const onTarget = connected && conn.chainId === TARGET_CHAIN.id;
   const scope = `${address ?? "none"}@${conn.chainId ?? "none"}`;
   const shownStatus = status && (status.scope === null || status.scope === scope) ? status : null;
+  const wrongNetwork = wrongNetworkMessage(TARGET_CHAIN.name, "a bundle");
 
   const balance = useQuery({
     queryKey: ["usdc-balance", address, conn.chainId, usdcAddress],
@@ -99,12 +100,12 @@ function Wallet({ offers, network, usdcAddress }: Props) {
     setBought(null);
     const say = (tone: "info" | "error" | "success", text: string, kind?: string) => setStatus({ tone, text, kind, scope });
     if (!connected || !address) return say("error", "Connect a wallet first. Nothing was charged.", "not_connected");
-    if (!onTarget) return say("error", WRONG_NETWORK_MESSAGE, "wrong_network");
+    if (!onTarget) return say("error", wrongNetwork, "wrong_network");
     setBusy(offer.id);
     try {
       say("info", "Requesting the payment terms…");
       const { envelope, accepted } = await requestRequirement(offer.path);
-      if (evmChainId(accepted.network) !== conn.chainId) throw new PurchaseError("wrong_network", WRONG_NETWORK_MESSAGE);
+      if (evmChainId(accepted.network) !== conn.chainId) throw new PurchaseError("wrong_network", wrongNetwork);
       const provider = (await conn.connector!.getProvider()) as Parameters<typeof tokenBalance>[0];
       const held = await tokenBalance(provider, accepted.asset, address);
       if (held < BigInt(accepted.amount)) {
@@ -117,7 +118,7 @@ function Wallet({ offers, network, usdcAddress }: Props) {
       // The official x402 client builds the authorization; the connected wallet signs it.
       const signer: ClientEvmSigner = { address, signTypedData: (m) => sign.mutateAsync({ account: address, ...m } as Parameters<typeof sign.mutateAsync>[0]) };
       const { header, nonce } = await signPayment(envelope, accepted, signer);
-      say("info", "Settling the payment on Base…");
+      say("info", `Settling the payment on ${TARGET_CHAIN.name}…`);
       const result = await submitPurchase(offer.path, header, nonce);
       setBought({ ...result, offer });
       say("success", `Bundle bought: ${formatCount(result.bundle.credits)} credits.`);
@@ -152,7 +153,7 @@ function Wallet({ offers, network, usdcAddress }: Props) {
               <dt>USDC balance</dt>
               <dd data-testid="wallet-balance">
                 {!onTarget
-                  ? "switch to Base to see it"
+                  ? `switch to ${TARGET_CHAIN.name} to see it`
                   : balance.isPending
                     ? "reading…"
                     : balance.isError
@@ -183,7 +184,7 @@ function Wallet({ offers, network, usdcAddress }: Props) {
           </>
         ) : hasWallet ? (
           <>
-            <p>Connect the wallet that holds your USDC on Base.</p>
+            <p>Connect the wallet that holds your USDC on {TARGET_CHAIN.name}.</p>
             <div className="row">
               {choices.map((c) => (
                 <button key={c.uid} type="button" onClick={() => connect.mutate({ connector: c })} disabled={connect.isPending}>
@@ -199,7 +200,7 @@ function Wallet({ offers, network, usdcAddress }: Props) {
           </>
         ) : (
           <p className="notice info" data-testid="no-wallet">
-            No browser wallet found. Install a wallet extension (MetaMask, Coinbase Wallet, Rabby…) holding USDC on Base to buy here. Agents can buy the same bundles
+            No browser wallet found. Install a wallet extension (MetaMask, Coinbase Wallet, Rabby…) holding USDC on {TARGET_CHAIN.name} to buy here. Agents can buy the same bundles
             over HTTP or MCP, and a <a href="/free-key">free key</a> needs no wallet.
           </p>
         )}
@@ -216,7 +217,7 @@ function Wallet({ offers, network, usdcAddress }: Props) {
         <div className="grid">
           {offers.map((o) => {
             // A blocked button stays operable: pressing it says why instead of doing nothing.
-            const blocked = !connected ? "Connect a wallet to buy." : !onTarget ? "Switch to Base to buy." : null;
+            const blocked = !connected ? "Connect a wallet to buy." : !onTarget ? `Switch to ${TARGET_CHAIN.name} to buy.` : null;
             return (
               <article className="card stack" key={o.id} data-testid="bundle-offer" data-path={o.path}>
                 <h3>{o.title}</h3>

@@ -10,6 +10,8 @@ import { agentCard } from "@/lib/discovery/cards";
 import { SkillExecutor } from "@/lib/a2a/executor";
 import { checkMessage } from "@/lib/a2a/message";
 import { BoundedTaskStore, redactTask } from "@/lib/a2a/task-store";
+import { processState } from "@/lib/process-state";
+import { paymentMethodsVersion } from "@/lib/payments/methods/registry";
 
 class ServiceRequestHandler extends DefaultRequestHandler {
   override async sendMessage(params: MessageSendParams, context?: ServerCallContext): Promise<Message | Task> {
@@ -17,15 +19,33 @@ class ServiceRequestHandler extends DefaultRequestHandler {
     const result = await super.sendMessage(params, context);
     return result.kind === "task" ? redactTask(result) : result;
   }
+
+  /**
+   * The SDK reads the card to decide which requested extensions are active; it follows
+   * the payment-method registry (the a2a-x402 extension exists only while an x402
+   * method is accepted), so it is read now rather than frozen at construction.
+   */
+  override async getAgentCard(): Promise<AgentCard> {
+    return currentCard();
+  }
 }
 
-let handler: ServiceRequestHandler | undefined;
+/** The card the handler checks capabilities against, rebuilt when the usable payment methods change. */
+function currentCard(): AgentCard {
+  const held = processState<{ version: string | null; card: AgentCard | null }>("a2a.card", () => ({ version: null, card: null }));
+  const version = paymentMethodsVersion();
+  if (held.version !== version || !held.card) {
+    // Capability checks (streaming, push notifications, extensions) do not depend on the base URL.
+    held.card = agentCard("http://localhost") as unknown as AgentCard;
+    held.version = version;
+  }
+  return held.card;
+}
 
 /**
- * The process's A2A request handler. Its card only serves capability checks (streaming,
- * push notifications, extensions), which do not depend on the base URL.
+ * The process's A2A request handler, held as process-wide state: its task store is, and
+ * both bindings (each a route bundle with its own copy of this module) must share it.
  */
 export function a2aRequestHandler(): DefaultRequestHandler {
-  handler ??= new ServiceRequestHandler(agentCard("http://localhost") as unknown as AgentCard, new BoundedTaskStore(), new SkillExecutor());
-  return handler;
+  return processState("a2a.handler", () => new ServiceRequestHandler(currentCard(), new BoundedTaskStore(), new SkillExecutor()));
 }

@@ -6,7 +6,8 @@
  */
 import { docUrl } from "@/lib/discovery/documents";
 import { SERVICE } from "@/lib/discovery/service";
-import { A2A_JSONRPC_PATH, A2A_REST_PATH, META, X402_EXTENSION_URI } from "@/lib/a2a/protocol";
+import { a2aExtensions } from "@/lib/discovery/cards";
+import { A2A_JSONRPC_PATH, A2A_REST_PATH, META } from "@/lib/a2a/protocol";
 import { a2aSkills } from "@/lib/a2a/skills";
 
 /** JSON description of the A2A server at `base`. */
@@ -19,12 +20,12 @@ export function a2aDescription(base: string): Record<string, unknown> {
       { transport: "HTTP+JSON", url: `${base}${A2A_REST_PATH}`, methods: ["POST /v1/message:send", "GET /v1/tasks/{id}", "POST /v1/tasks/{id}:cancel"].map((m) => m.replace(" /", ` ${A2A_REST_PATH}/`)) },
       { transport: "JSONRPC", url: `${base}${A2A_JSONRPC_PATH}`, methods: ["message/send", "tasks/get", "tasks/cancel"] },
     ],
-    capabilities: { streaming: false, pushNotifications: false, extensions: [X402_EXTENSION_URI] },
+    capabilities: { streaming: false, pushNotifications: false, extensions: a2aExtensions().map((e) => e.uri) },
     message: {
       skill: `message.metadata["${META.skill}"]: one of the skill ids below`,
       parameters: "one data part holding the skill's parameters (as the HTTP query names them)",
       credentials: {
-        x402: `metadata["${META.paymentPayload}"]: the signed x402 PaymentPayload, sent on the task that answered input-required with metadata["${META.paymentRequired}"]`,
+        ...(a2aExtensions().length > 0 ? { x402: `metadata["${META.paymentPayload}"]: the signed x402 PaymentPayload, sent on the task that answered input-required with metadata["${META.paymentRequired}"]` } : {}),
         bundle: `metadata["${META.bundleToken}"]`,
         free_key: `metadata["${META.apiKey}"]`,
       },

@@ -6,8 +6,10 @@ import { JsonRpcTransportHandler } from "@a2a-js/sdk/server";
 import { logUnexpected } from "@/lib/errors";
 import { a2aRequestHandler } from "@/lib/a2a/handler";
 import { a2aHeaders, callContext, readJsonBody } from "@/lib/a2a/transport";
+import { processState } from "@/lib/process-state";
 
-let transport: JsonRpcTransportHandler | undefined;
+/** The SDK's JSON-RPC handler over the shared request handler (process-wide, like it). */
+const transport = () => processState("a2a.jsonrpc", () => new JsonRpcTransportHandler(a2aRequestHandler()));
 
 function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }), {
@@ -21,8 +23,7 @@ export async function serveJsonRpc(req: Request): Promise<Response> {
   if (!body.ok) return rpcError(body.status, body.code, body.message);
   const context = callContext(req);
   try {
-    transport ??= new JsonRpcTransportHandler(a2aRequestHandler());
-    const result = await transport.handle(body.value, context);
+    const result = await transport().handle(body.value, context);
     // Streaming methods are refused by the SDK (the card says streaming: false).
     if (typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function") return rpcError(400, -32004, "Streaming is not supported.");
     return new Response(JSON.stringify(result), { status: 200, headers: a2aHeaders(req) });

@@ -11,15 +11,14 @@ import { logUnexpected } from "@/lib/errors";
 import { Caller } from "@/lib/a2a/executor";
 import { a2aRequestHandler } from "@/lib/a2a/handler";
 import { a2aHeaders, readJsonBody } from "@/lib/a2a/transport";
+import { processState } from "@/lib/process-state";
 
 type Next = (err?: unknown) => void;
 type Router = (req: unknown, res: unknown, next: Next) => void;
 
-let router: Router | undefined;
-
+/** The SDK's REST router over the shared request handler (process-wide, like it). */
 function sdkRouter(): Router {
-  router ??= restHandler({ requestHandler: a2aRequestHandler(), userBuilder: async (req) => (req as unknown as { caller: Caller }).caller }) as unknown as Router;
-  return router;
+  return processState("a2a.rest", () => restHandler({ requestHandler: a2aRequestHandler(), userBuilder: async (req) => (req as unknown as { caller: Caller }).caller }) as unknown as Router);
 }
 
 function restError(status: number, code: number, message: string, headers: Record<string, string>): Response {

@@ -1,13 +1,15 @@
 /**
  * What both bindings do around the SDK: read the body within A2A_MAX_BODY_BYTES, build
  * the call context (requested extensions, the HTTP request for the gate) and echo the
- * a2a-x402 extension when the client asked for it.
+ * a2a-x402 extension when the client asked for it and the agent card declares it (an
+ * instance that takes no x402 payment does not).
  */
 import { Extensions, HTTP_EXTENSION_HEADER } from "@a2a-js/sdk";
 import { ServerCallContext } from "@a2a-js/sdk/server";
 import { readBounded } from "@/lib/http/read-bounded";
 import { A2A_MAX_BODY_BYTES, X402_EXTENSION_URI } from "@/lib/a2a/protocol";
 import { Caller } from "@/lib/a2a/executor";
+import { a2aExtensions } from "@/lib/discovery/cards";
 
 export type Body = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
 
@@ -30,6 +32,7 @@ export function callContext(req: Request): ServerCallContext {
 /** Response headers shared by both bindings. */
 export function a2aHeaders(req: Request): Record<string, string> {
   const h: Record<string, string> = { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" };
-  if (Extensions.parseServiceParameter(req.headers.get(HTTP_EXTENSION_HEADER) ?? undefined).includes(X402_EXTENSION_URI)) h[HTTP_EXTENSION_HEADER] = X402_EXTENSION_URI;
+  const asked = Extensions.parseServiceParameter(req.headers.get(HTTP_EXTENSION_HEADER) ?? undefined);
+  if (asked.includes(X402_EXTENSION_URI) && a2aExtensions().some((e) => e.uri === X402_EXTENSION_URI)) h[HTTP_EXTENSION_HEADER] = X402_EXTENSION_URI;
   return h;
 }

@@ -27,7 +27,6 @@ import { ApiError, ERROR_CODES, type ErrorCode } from "@/lib/errors";
 import { authorizePayment, type AuthorizedPayment } from "@/lib/payments/authorize";
 import type { MethodId } from "@/lib/payments/methods/types";
 import { log } from "@/lib/log";
-import { grantedHeaders } from "@/lib/http/access-render";
 import { freeEndpoint, productById } from "@/lib/catalog/lookup";
 
 export interface AccessRequest {

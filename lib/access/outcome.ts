@@ -5,11 +5,39 @@
  */
 import type { ErrorCode } from "@/lib/errors";
 import type { Credential } from "@/lib/access/credentials";
-import type { Requirement } from "@/lib/access/payment-required";
+import type { PaymentRequirements } from "@x402/core/types";
 import type { MethodId } from "@/lib/payments/methods/types";
 import type { PaymentResponse, SettlementMode } from "@/lib/payments/types";
+import type { ResourceInfo, toV1Requirement } from "@/lib/payments/x402/codec";
+import type { XlmOffer } from "@/lib/payments/xlm/quote";
 
 export type { PaymentResponse } from "@/lib/payments/types";
+
+/** The x402 v2 PaymentRequired of a refusal. */
+export interface X402Required {
+  x402Version: 2;
+  error: string;
+  resource: ResourceInfo;
+  accepts: PaymentRequirements[];
+}
+
+/**
+ * What a refused caller is told (spec 2.2: endpoint, price, instruction), built from the
+ * payment-method registry by lib/access/payment-required.ts.
+ */
+export interface Requirement {
+  endpoint: string;
+  price: string;
+  price_usd: string;
+  currency: "USD";
+  instruction: string;
+  /** The x402 v2 PaymentRequired; null when no x402 method is accepted. */
+  x402: X402Required | null;
+  /** The same for v1 clients; null likewise. */
+  x402_v1: { x402Version: 1; error: string; accepts: ReturnType<typeof toV1Requirement>[] } | null;
+  xlm: XlmOffer | null;
+  alternatives: { bundle: string | null; free_key: string | null };
+}
 
 /** A free-tier key's day: calls allowed, left, and when the count resets (ms since epoch). */
 export interface QuotaState {

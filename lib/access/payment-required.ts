@@ -10,16 +10,17 @@
 import type { PaymentRequirements } from "@x402/core/types";
 import type { AnyProduct } from "@/lib/catalog/types";
 import type { Surface } from "@/lib/access/credentials";
-import type { Refused } from "@/lib/access/outcome";
+import type { Refused, Requirement } from "@/lib/access/outcome";
 import { ApiError } from "@/lib/errors";
-import { resourceInfo, toV1Requirement, type ResourceInfo } from "@/lib/payments/x402/codec";
+import { resourceInfo, toV1Requirement } from "@/lib/payments/x402/codec";
 import { usd6, usdLabel } from "@/lib/payments/price";
 import type { XlmOffer } from "@/lib/payments/xlm/quote";
 import { extraOffers, x402Requirements } from "@/lib/payments/methods/registry";
 import { FREE_TOOLS } from "@/lib/catalog/free";
 import { freeEndpoint, productById } from "@/lib/catalog/lookup";
 import { env } from "@/lib/config/env";
-import { refusalBody, refusalHeaders } from "@/lib/http/access-render";
+
+export type { Requirement, X402Required } from "@/lib/access/outcome";
 
 export function priceFor(product: AnyProduct, surface: Surface): string {
   if (surface === "mcp") {
@@ -27,27 +28,6 @@ export function priceFor(product: AnyProduct, surface: Surface): string {
     return product.tool.price;
   }
   return product.httpPrice;
-}
-
-export interface X402Required {
-  x402Version: 2;
-  error: string;
-  resource: ResourceInfo;
-  accepts: PaymentRequirements[];
-}
-
-export interface Requirement {
-  endpoint: string;
-  price: string;
-  price_usd: string;
-  currency: "USD";
-  instruction: string;
-  /** The x402 v2 PaymentRequired; null when no x402 method is accepted. */
-  x402: X402Required | null;
-  /** The same for v1 clients; null likewise. */
-  x402_v1: { x402Version: 1; error: string; accepts: ReturnType<typeof toV1Requirement>[] } | null;
-  xlm: XlmOffer | null;
-  alternatives: { bundle: string | null; free_key: string | null };
 }
 
 function instructionFor(product: AnyProduct, surface: Surface, price: string, networks: string[], xlm: boolean): string {
@@ -108,8 +88,9 @@ export async function buildRequirement(product: AnyProduct, surface: Surface, re
 
 /**
  * Carries a refusal out of the gate (402, or 429 for an exhausted free key so the caller
- * can still pay). `refusal` is the typed outcome; the HTTP methods below only delegate
- * to the HTTP renderer so that code which renders any ApiError keeps working.
+ * can still pay). `refusal` is the typed outcome; each surface renders it itself
+ * (lib/http/access-render.ts, lib/mcp/results.ts, lib/a2a/call.ts): this module knows no
+ * header or body format.
  */
 export class PaymentRequiredError extends ApiError {
   readonly refusal: Refused;
@@ -121,13 +102,5 @@ export class PaymentRequiredError extends ApiError {
 
   get requirement(): Requirement {
     return this.refusal.requirement;
-  }
-
-  override httpBody(): Record<string, unknown> {
-    return refusalBody(this.refusal);
-  }
-
-  override httpHeaders(): Record<string, string> {
-    return refusalHeaders(this.refusal);
   }
 }

@@ -9,6 +9,30 @@ import { OAUTH_RESOURCE_PREFIX, docUrl } from "@/lib/discovery/documents";
 import { freeEndpoint } from "@/lib/catalog/lookup";
 import { FREE_TOOLS } from "@/lib/catalog/free";
 
+/** Section 1: the x402 steps when an x402 method is accepted, the other per-call methods, or that there is none. */
+function perCallSection(base: string, path: string, pay: ReturnType<typeof paymentFacts>): string[] {
+  const others = pay.others;
+  if (pay.x402.length === 0) {
+    return others.length > 0
+      ? ["x402 `exact` is not configured on this instance; per call it takes:", ...others.flatMap((m) => ["", `- ${m.howTo}`])]
+      : ["Per-call payment is not configured on this instance: use a bundle token or a free-tier key."];
+  }
+  return [
+    `Scheme \`exact\`: ${pay.x402.map((m) => `${m.label} (asset \`${m.asset.address}\`, ${m.asset.decimals} decimals), paid to \`${m.payTo}\``).join("; ")}. All are offered in the same \`accepts[]\`. Settlement happens only after the call succeeded.`,
+    "",
+    "1. Call the endpoint without a credential:",
+    "",
+    "   ```",
+    `   curl -i ${base}${path}`,
+    "   ```",
+    "",
+    `   It answers **402**. The body follows x402 v1 (\`x402Version: 1\`, \`accepts[]\`) and carries \`endpoint\`, \`price\` and \`instruction\`; the \`PAYMENT-REQUIRED\` header carries the x402 v2 requirement (base64 JSON).`,
+    `2. Sign one of \`accepts[]\` (any x402 client does this, e.g. \`@x402/fetch\`): ${pay.x402.map((m) => m.howTo).join(" Or ")}`,
+    "3. Repeat the request with the payload in `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1). The 200 response carries the receipt in `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE` and `X-Receipt-Id`.",
+    ...others.flatMap((m) => ["", `Also accepted: ${m.howTo}`]),
+  ];
+}
+
 /** /auth.md */
 export function authMd(base: string): string {
   const pay = paymentFacts();
@@ -19,22 +43,9 @@ export function authMd(base: string): string {
     "",
     "No account, registration or OAuth flow exists: **payment is the credential**. Any one of the following satisfies a paid operation.",
     "",
-    "## 1. Pay per call with x402",
+    pay.x402.length > 0 ? "## 1. Pay per call with x402" : "## 1. Pay per call",
     "",
-    pay.x402.length > 0
-      ? `Scheme \`exact\`: ${pay.x402.map((m) => `${m.label} (asset \`${m.asset.address}\`, ${m.asset.decimals} decimals), paid to \`${m.payTo}\``).join("; ")}. All are offered in the same \`accepts[]\`. Settlement happens only after the call succeeded.`
-      : "x402 is not configured on this instance: use another method below, a bundle token or a free-tier key.",
-    "",
-    "1. Call the endpoint without a credential:",
-    "",
-    "   ```",
-    `   curl -i ${base}${example.path}`,
-    "   ```",
-    "",
-    `   It answers **402**. The body follows x402 v1 (\`x402Version: 1\`, \`accepts[]\`) and carries \`endpoint\`, \`price\` and \`instruction\`; the \`PAYMENT-REQUIRED\` header carries the x402 v2 requirement (base64 JSON).`,
-    "2. Sign an EIP-3009 `transferWithAuthorization` for the requirement (any x402 client does this, e.g. `@x402/fetch`).",
-    "3. Repeat the request with the payload in `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1). The 200 response carries the receipt in `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE` and `X-Receipt-Id`.",
-    ...pay.methods.filter((m) => !pay.x402.some((x) => x.id === m.id)).flatMap((m) => ["", `Also accepted: ${m.howTo}`]),
+    ...perCallSection(base, example.path, pay),
     "",
     "## 2. Prepaid bundle token",
     "",
@@ -58,7 +69,7 @@ export function authMd(base: string): string {
     "",
     "## Machine-readable",
     "",
-    `- OpenAPI security schemes: ${docUrl(base, "/openapi.json")} (\`x402\`, \`x402v2\`, \`BundleToken\`, \`ApiKeyAuth\`)`,
+    `- OpenAPI security schemes: ${docUrl(base, "/openapi.json")} (${[...(pay.perCall ? ["x402"] : []), ...(pay.x402.length > 0 ? ["x402v2"] : []), "BundleToken", "ApiKeyAuth"].map((n) => `\`${n}\``).join(", ")})`,
     `- Protected-resource metadata: ${docUrl(base, OAUTH_RESOURCE_PREFIX)}`,
     `- Authorization-server metadata (states that x402 is the mechanism): ${docUrl(base, "/.well-known/oauth-authorization-server")}`,
     "",

@@ -11,15 +11,20 @@ import type { AnyProduct } from "@/lib/catalog/types";
 import { usd6, usdLabel } from "@/lib/payments/price";
 import { SERVICE, paidProducts, paramDocs, paymentFacts, priceLine } from "@/lib/discovery/service";
 import { toolList, type ToolInfo } from "@/lib/discovery/tools";
-import { MCP_INSTRUCTIONS } from "@/lib/mcp/info";
+import { mcpInstructions } from "@/lib/mcp/tools";
 import { docUrl } from "@/lib/discovery/documents";
 import { bundlePaths, freeEndpoint } from "@/lib/catalog/lookup";
 import { A2A_JSONRPC_PATH, A2A_REST_PATH, META, X402_EXTENSION_URI } from "@/lib/a2a/protocol";
 import { a2aSkills } from "@/lib/a2a/skills";
 
-function securitySchemes() {
+type PaymentFacts = ReturnType<typeof paymentFacts>;
+
+/** The credentials of a paid skill; the payment header only when this instance takes per-call payments. */
+function securitySchemes(pay: PaymentFacts) {
   return {
-    x402: { type: "apiKey", in: "header", name: "X-PAYMENT", description: "x402 v1 payment payload (the v2 header PAYMENT-SIGNATURE is accepted too)." },
+    ...(pay.perCall
+      ? { x402: { type: "apiKey", in: "header", name: "X-PAYMENT", description: `Per-call payment payload, base64 (x402 v1 header; the v2 header PAYMENT-SIGNATURE is accepted too): ${pay.methods.map((m) => m.label).join(" or ")}.` } }
+      : {}),
     ApiKeyAuth: { type: "apiKey", in: "header", name: "X-Api-Key", description: `Free-tier API key (GET ${freeEndpoint("/v1/free-key").path}).` },
     BundleToken: { type: "apiKey", in: "header", name: "X-Bundle-Token", description: `Prepaid bundle token (GET ${bundlePaths().join(" or GET ")}).` },
   };
@@ -62,10 +67,15 @@ function freeToolSkill(t: ToolInfo) {
   };
 }
 
-const A2A_HOW_TO =
-  `A2A: name the skill in message.metadata["${META.skill}"] and put its parameters in one data part; the result is a data artifact with the same JSON as the HTTP answer. ` +
-  `Paid skills cost their HTTP price: pay with the a2a-x402 extension (the task answers input-required with the requirement under metadata["${META.paymentRequired}"]; send the signed PaymentPayload under metadata["${META.paymentPayload}"] on the same task), ` +
-  `or put a bundle token in metadata["${META.bundleToken}"] or a free-tier key in metadata["${META.apiKey}"].`;
+/** How an A2A client calls and pays; the a2a-x402 extension is named only when an x402 method is accepted. */
+function a2aHowTo(pay: PaymentFacts): string {
+  const credentials = `put a bundle token in metadata["${META.bundleToken}"] or a free-tier key in metadata["${META.apiKey}"]`;
+  const paid =
+    pay.x402.length > 0
+      ? `Paid skills cost their HTTP price: pay with the a2a-x402 extension (${pay.x402.map((m) => m.label).join(" or ")}; the task answers input-required with the requirement under metadata["${META.paymentRequired}"]; send the signed PaymentPayload under metadata["${META.paymentPayload}"] on the same task), or ${credentials}.`
+      : `Paid skills cost their HTTP price: ${credentials} (this instance takes no x402 payment).`;
+  return `A2A: name the skill in message.metadata["${META.skill}"] and put its parameters in one data part; the result is a data artifact with the same JSON as the HTTP answer. ${paid}`;
+}
 
 function skillCards() {
   const tools = toolList();
@@ -77,13 +87,26 @@ function skillCards() {
   });
 }
 
+/** The a2a-x402 extension, declared only when an x402 method is accepted (it carries x402 requirements). */
+export function a2aExtensions(pay: PaymentFacts = paymentFacts()): Array<{ uri: string; description: string; required: boolean }> {
+  if (pay.x402.length === 0) return [];
+  return [
+    {
+      uri: X402_EXTENSION_URI,
+      description: `Payments with x402 (standalone flow): ${pay.x402.map((m) => m.label).join(" or ")} per call at the skill's HTTP price; bundle tokens and free-tier keys in message metadata work too.`,
+      required: false,
+    },
+  ];
+}
+
 /** A2A agent card (served at /.well-known/agent-card.json and the two legacy paths). */
 export function agentCard(base: string): Record<string, unknown> {
   const rest = `${base}${A2A_REST_PATH}`;
+  const pay = paymentFacts();
   return {
     protocolVersion: SERVICE.a2aProtocolVersion,
     name: SERVICE.title,
-    description: `${SERVICE.description} ${A2A_HOW_TO}`,
+    description: `${SERVICE.description} ${a2aHowTo(pay)}`,
     url: rest,
     preferredTransport: SERVICE.preferredTransport,
     additionalInterfaces: [
@@ -97,10 +120,10 @@ export function agentCard(base: string): Record<string, unknown> {
       streaming: false,
       pushNotifications: false,
       stateTransitionHistory: false,
-      extensions: [{ uri: X402_EXTENSION_URI, description: "Payments with x402 (standalone flow): USDC per call at the skill's HTTP price; bundle tokens and free-tier keys in message metadata work too.", required: false }],
+      extensions: a2aExtensions(pay),
     },
-    securitySchemes: securitySchemes(),
-    security: [{ x402: [] }, { ApiKeyAuth: [] }, { BundleToken: [] }],
+    securitySchemes: securitySchemes(pay),
+    security: [...(pay.perCall ? [{ x402: [] }] : []), { ApiKeyAuth: [] }, { BundleToken: [] }],
     defaultInputModes: ["application/json"],
     defaultOutputModes: ["application/json"],
     skills: skillCards(),
@@ -130,7 +153,7 @@ export function mcpServerCard(base: string): Record<string, unknown> {
     transport: { type: SERVICE.mcpTransport, endpoint: SERVICE.mcpPath },
     capabilities: { tools: { listChanged: false } },
     authentication: { required: false, schemes: [] },
-    instructions: MCP_INSTRUCTIONS,
+    instructions: mcpInstructions(),
     tools: toolList().map(cardTool),
   };
 }
@@ -156,10 +179,11 @@ export function mcpManifest(base: string): Record<string, unknown> {
       pay.methods.length > 0
         ? {
             protocol: "x402",
-            scheme: "exact",
+            // The x402 `exact` scheme and its first network, or null when only other schemes (XLM with a memo) are accepted.
+            scheme: pay.x402.length > 0 ? "exact" : null,
             network: pay.network,
             asset: pay.asset,
-            methods: pay.methods.map((m) => ({ id: m.id, network: m.network, asset: m.asset, pay_to: m.payTo })),
+            methods: pay.methods.map((m) => ({ id: m.id, scheme: m.scheme, network: m.network, asset: m.asset, pay_to: m.payTo })),
             argument: "payment",
             meta_key: "x402/payment",
             price_range_usd: { min: usd6(String(Math.min(...prices))), max: usd6(String(Math.max(...prices))) },

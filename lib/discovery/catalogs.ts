@@ -12,7 +12,7 @@ import { DISCOVERY_DOCUMENTS, SKILL_NAME, docUrl } from "@/lib/discovery/documen
 import { freeEndpoint } from "@/lib/catalog/lookup";
 import { SERVICE, hostOf, paidProducts } from "@/lib/discovery/service";
 import { toolList } from "@/lib/discovery/tools";
-import { SKILL_DESCRIPTION, skillPath } from "@/lib/discovery/skills";
+import { skillDescription, skillPath } from "@/lib/discovery/skills";
 
 export const API_CATALOG_PROFILE = "https://www.rfc-editor.org/info/rfc9727";
 
@@ -106,7 +106,7 @@ export function aiCatalog(base: string): Record<string, unknown> {
         displayName: SKILL_NAME,
         type: "application/ai-skill+md",
         url: `${base}${skillPath()}`,
-        description: SKILL_DESCRIPTION,
+        description: skillDescription(),
         representativeQueries: ["how do I pay for crypto market data with x402", "get XLM sentiment and order book for my trading agent"],
       },
     ],

@@ -2,7 +2,8 @@
  * OAuth discovery metadata for agents that look for it first: RFC 9728 protected-resource
  * metadata (for the whole service and per resource) and RFC 8414-shaped authorization
  * server metadata. Access is not granted with OAuth tokens: the mechanism is x402
- * payment per call, or a prepaid bundle token / free-tier key; the documents say so.
+ * payment per call (when this instance takes one), or a prepaid bundle token /
+ * free-tier key; the documents say so.
  *
  * The service runs no OAuth authorization server, so the protected-resource metadata
  * names none (`authorization_servers` is optional in RFC 9728 and absent here): an
@@ -39,23 +40,29 @@ export function validateRest(rest: string): string {
   return rest;
 }
 
-/** The accepted methods as the metadata lists them (from the payment-method registry). */
-function payment() {
-  const pay = paymentFacts();
-  return { network: pay.network, asset: pay.asset, pay_to: pay.pay_to, methods: pay.methods.map((m) => ({ id: m.id, network: m.network, asset: m.asset, pay_to: m.payTo })) };
-}
-
+/**
+ * How access is granted, from the payment-method registry: x402 (with the methods it
+ * accepts) when this instance takes per-call payments; otherwise no x402 member at all,
+ * and the mechanism is a prepaid bundle token or a free-tier key.
+ */
 function mechanism(base: string) {
+  const pay = paymentFacts();
   return {
-    authorization_mechanism: "x402",
-    x402: {
-      version: 2,
-      scheme: "exact",
-      ...payment(),
-      headers: { v2: "PAYMENT-SIGNATURE", v1: "X-PAYMENT" },
-      discovery: docUrl(base, "/.well-known/x402"),
-      manifest: docUrl(base, "/.well-known/x402-manifest.json"),
-    },
+    authorization_mechanism: pay.perCall ? "x402" : "bundle_token_or_api_key",
+    x402: pay.perCall
+      ? {
+          version: 2,
+          // `exact` (and the first x402 network) when an x402 method is accepted; null when only other schemes (XLM with a memo) are.
+          scheme: pay.x402.length > 0 ? "exact" : null,
+          network: pay.network,
+          asset: pay.asset,
+          pay_to: pay.pay_to,
+          methods: pay.methods.map((m) => ({ id: m.id, scheme: m.scheme, network: m.network, asset: m.asset, pay_to: m.payTo })),
+          headers: { v2: pay.x402.length > 0 ? "PAYMENT-SIGNATURE" : null, v1: "X-PAYMENT" },
+          discovery: docUrl(base, "/.well-known/x402"),
+          manifest: docUrl(base, "/.well-known/x402-manifest.json"),
+        }
+      : null,
     alternatives: {
       bundle_token: { header: "X-Bundle-Token", also: "Authorization: Bearer <token>", mcp_argument: "bundle_token" },
       api_key: { header: "X-Api-Key", mcp_argument: "api_key", mint: `${base}${freeEndpoint("/v1/free-key").path}` },
@@ -110,7 +117,9 @@ export function authorizationServerMetadata(base: string): Record<string, unknow
     token_endpoint_auth_methods_supported: ["none"],
     scopes_supported: [],
     ...mechanism(base),
-    note: "This service issues no OAuth tokens and needs no account. Authorization is per call with x402: call a paid endpoint, receive 402 with the payment requirement, sign it and repeat the call with PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (v1). A prepaid bundle token (X-Bundle-Token) or a free-tier key (X-Api-Key) are the alternatives.",
+    note: paymentFacts().perCall
+      ? "This service issues no OAuth tokens and needs no account. Authorization is per call with x402: call a paid endpoint, receive 402 with the payment requirement, sign it and repeat the call with PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (v1). A prepaid bundle token (X-Bundle-Token) or a free-tier key (X-Api-Key) are the alternatives."
+      : "This service issues no OAuth tokens and needs no account. This instance takes no per-call payment: send a prepaid bundle token (X-Bundle-Token) or a free-tier key (X-Api-Key).",
   };
 }
 

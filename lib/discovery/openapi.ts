@@ -25,6 +25,7 @@ import { FREE_ENDPOINTS, type FreeEndpoint } from "@/lib/catalog/free";
 import { FREE_KEY_PARAMS } from "@/lib/access/free-key";
 import { sampleSnapshotSchema } from "@/lib/market/xlm/snapshot";
 import { paymentOffer } from "@/lib/payments/offer";
+import { paymentMethodsVersion } from "@/lib/payments/methods/registry";
 import { usd6, usdLabel } from "@/lib/payments/price";
 import { DISCOVERY_DOCUMENTS, docUrl, type DiscoveryDocument } from "@/lib/discovery/documents";
 import { bundlePaths, freeEndpoint, productById } from "@/lib/catalog/lookup";
@@ -71,14 +72,19 @@ function parameterOf(name: string, d: ParamDoc): Json {
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 const json = (schema: Json) => ({ "application/json": { schema } });
 
-function securityOf(p: AnyProduct): Json[] {
-  const alts: Json[] = [{ x402: [] }, { x402v2: [] }];
+type PaymentFacts = ReturnType<typeof paymentFacts>;
+
+/** The payment headers a paid operation accepts: none when this instance takes no per-call payment. */
+function securityOf(p: AnyProduct, pay: PaymentFacts): Json[] {
+  const alts: Json[] = [];
+  if (pay.perCall) alts.push({ x402: [] });
+  if (pay.x402.length > 0) alts.push({ x402v2: [] });
   if (p.kind === "data") alts.push({ BundleToken: [] });
   if (p.kind === "data" && p.freeTier) alts.push({ ApiKeyAuth: [] });
   return alts;
 }
 
-function paidOperation(p: AnyProduct): Json {
+function paidOperation(p: AnyProduct, pay: PaymentFacts): Json {
   const params = paramDocs(p.params as ParamSet);
   const lines = [
     p.description,
@@ -93,8 +99,7 @@ function paidOperation(p: AnyProduct): Json {
       description: `${p.title}.`,
       headers: {
         "X-Receipt-Id": ref("headers", "ReceiptId"),
-        "PAYMENT-RESPONSE": ref("headers", "PaymentResponse"),
-        "X-PAYMENT-RESPONSE": ref("headers", "XPaymentResponse"),
+        ...(pay.perCall ? { "PAYMENT-RESPONSE": ref("headers", "PaymentResponse"), "X-PAYMENT-RESPONSE": ref("headers", "XPaymentResponse") } : {}),
       },
       content: json(ref("schemas", schemaName(p))),
     },
@@ -109,7 +114,7 @@ function paidOperation(p: AnyProduct): Json {
     description: lines.join("\n"),
     tags: p.tags,
     parameters: params.map(([name, d]) => parameterOf(name, d)),
-    security: securityOf(p),
+    security: securityOf(p, pay),
     responses,
     "x-payment-info": paymentOffer(p.httpPrice),
     ...(p.tool ? { "x-mcp-tool": { name: p.tool.name, title: toolTitle(p.tool), price: usd6(p.tool.price) } } : {}),
@@ -281,15 +286,28 @@ function mcpOperations(templated: boolean): Json {
   };
 }
 
-function components(products: readonly AnyProduct[]): Json {
+/** The payment headers as security schemes, each naming the methods it carries; absent when none is accepted. */
+function paymentSchemes(pay: PaymentFacts): Json {
+  const out: Json = {};
+  if (pay.perCall) {
+    const x402 = pay.x402.length > 0 ? `signed for one of the \`accepts[]\` of the 402 body (scheme exact: ${pay.x402.map((m) => m.label).join(" or ")})` : "";
+    const others = pay.others.map((m) => `${m.label} (scheme ${m.scheme}, offered in the 402 body)`);
+    out.x402 = { type: "apiKey", in: "header", name: "X-PAYMENT", description: `x402 v1 payment: base64 payment payload ${[x402, ...others].filter(Boolean).join("; or ")}. Satisfies any paid operation.` };
+  }
+  if (pay.x402.length > 0) {
+    out.x402v2 = { type: "apiKey", in: "header", name: "PAYMENT-SIGNATURE", description: `x402 v2 payment: base64 payment payload signed for the requirement in the 402 \`PAYMENT-REQUIRED\` header (${pay.x402.map((m) => m.label).join(" or ")}). Satisfies any paid operation.` };
+  }
+  return out;
+}
+
+function components(products: readonly AnyProduct[], pay: PaymentFacts): Json {
   const outputs: Json = {};
   for (const p of products) outputs[schemaName(p)] = jsonSchemaOf(p.output);
   const errorCodes = Object.keys(ERROR_CODES);
   const str = { type: "string" };
   return {
     securitySchemes: {
-      x402: { type: "apiKey", in: "header", name: "X-PAYMENT", description: "x402 v1 payment: base64 payment payload signed for one of the `accepts[]` of the 402 body (scheme exact, USDC via EIP-3009). Satisfies any paid operation." },
-      x402v2: { type: "apiKey", in: "header", name: "PAYMENT-SIGNATURE", description: "x402 v2 payment: base64 payment payload signed for the requirement in the 402 `PAYMENT-REQUIRED` header. Satisfies any paid operation." },
+      ...paymentSchemes(pay),
       ApiKeyAuth: { type: "apiKey", in: "header", name: "X-Api-Key", description: `Free-tier API key from GET ${freeEndpoint("/v1/free-key").path} (${freeQuota()} calls per UTC day); covers the operations marked x-free-tier.` },
       BundleToken: { type: "apiKey", in: "header", name: "X-Bundle-Token", description: `Prepaid bundle token from GET ${bundlePaths().join(" or ")} (also accepted as \`Authorization: Bearer <token>\`); each call consumes x-credits credits.` },
       AdminBearer: { type: "http", scheme: "bearer", description: "ADMIN_TOKEN of the instance (internal endpoints only)." },
@@ -307,8 +325,11 @@ function components(products: readonly AnyProduct[]): Json {
     },
     responses: {
       PaymentRequired: {
-        description: "Payment required: no valid payment, bundle token or API key (or the one sent was refused). The body follows x402 v1 (accepts[]) and adds the spec 2.2 fields endpoint, price and instruction; the PAYMENT-REQUIRED header carries the x402 v2 requirement.",
-        headers: { "PAYMENT-REQUIRED": ref("headers", "PaymentRequired") },
+        description:
+          pay.x402.length > 0
+            ? "Payment required: no valid payment, bundle token or API key (or the one sent was refused). The body follows x402 v1 (accepts[]) and adds the spec 2.2 fields endpoint, price and instruction; the PAYMENT-REQUIRED header carries the x402 v2 requirement."
+            : "Payment required: no valid credential (or the one sent was refused). The body carries the spec 2.2 fields endpoint, price and instruction (this instance takes no x402 payment, so there is no accepts[] and no PAYMENT-REQUIRED header).",
+        ...(pay.x402.length > 0 ? { headers: { "PAYMENT-REQUIRED": ref("headers", "PaymentRequired") } } : {}),
         content: {
           ...json(ref("schemas", "PaymentRequired")),
           // Same status and header; the body a browser navigation gets (Accept lists text/html and not JSON).
@@ -317,7 +338,7 @@ function components(products: readonly AnyProduct[]): Json {
       },
       QuotaExhausted: {
         description: "The free-tier key used up its daily quota (code quota_exhausted); the body still carries the payment requirement so the caller can pay instead.",
-        headers: { "Retry-After": ref("headers", "RetryAfter"), "X-Quota-Remaining": ref("headers", "QuotaRemaining"), "PAYMENT-REQUIRED": ref("headers", "PaymentRequired") },
+        headers: { "Retry-After": ref("headers", "RetryAfter"), "X-Quota-Remaining": ref("headers", "QuotaRemaining"), ...(pay.x402.length > 0 ? { "PAYMENT-REQUIRED": ref("headers", "PaymentRequired") } : {}) },
         content: json(ref("schemas", "PaymentRequired")),
       },
       RateLimited: {
@@ -384,7 +405,7 @@ function components(products: readonly AnyProduct[]): Json {
       PaymentRequired: {
         type: "object",
         // The x402 members exist only when an x402 method is accepted (an empty accepts[] is not x402).
-        required: paymentFacts().x402.length > 0 ? ["x402Version", "error", "code", "accepts", "endpoint", "price", "instruction"] : ["error", "code", "endpoint", "price", "instruction"],
+        required: pay.x402.length > 0 ? ["x402Version", "error", "code", "accepts", "endpoint", "price", "instruction"] : ["error", "code", "endpoint", "price", "instruction"],
         properties: {
           x402Version: { type: "integer", const: 1 },
           error: { type: "string", description: "Why payment is required" },
@@ -438,7 +459,7 @@ function infoDescription(): string {
   const x402 = x402Phrase();
   const perCall = [
     ...(x402 ? [`Pay per call with x402 (scheme \`exact\`, ${x402}): sign the requirement from the \`PAYMENT-REQUIRED\` header and repeat with \`PAYMENT-SIGNATURE\` (v2), or sign one of the body's \`accepts[]\` and repeat with \`X-PAYMENT\` (v1).`] : []),
-    ...pay.methods.filter((m) => !pay.x402.some((x) => x.id === m.id)).map((m) => `Or pay with ${m.howTo}`),
+    ...pay.others.map((m) => `Or pay with ${m.howTo}`),
   ];
   return [
     SERVICE.description,
@@ -446,18 +467,19 @@ function infoDescription(): string {
     "## Paying",
     `Paid operations answer **402** without a credential. ${perCall.length > 0 ? perCall.join(" ") : "Per-call payment is not configured on this instance."} Alternatives: a prepaid bundle token (\`X-Bundle-Token\`) or a free-tier key (\`X-Api-Key\`, GET ${freeEndpoint("/v1/free-key").path}).`,
     "",
-    "Each paid operation declares its offer under `x-payment-info` (protocols, price with 6 decimals, offers[] with the amount in USDC base units), its MCP tool under `x-mcp-tool` and its bundle cost under `x-credits`.",
+    "Each paid operation declares its offer under `x-payment-info` (protocols, price with 6 decimals, offers[] with the amount in the asset's base units; empty when no x402 method is accepted), its MCP tool under `x-mcp-tool` and its bundle cost under `x-credits`.",
     "",
     "## Errors",
     "422 bodies follow `HTTPValidationError`; other errors are `{error: {code, message}}` with a stable code. Nothing is charged when a call fails.",
   ].join("\n");
 }
 
-/** Everything but `servers`: the catalog and configuration are fixed for the life of the process. */
+/** Everything but `servers`: the catalog and the payment methods usable now. */
 function buildCore(): Json {
   const products = paidProducts();
+  const pay = paymentFacts();
   const paths: Json = {};
-  for (const p of products) paths[p.path] = { get: paidOperation(p) };
+  for (const p of products) paths[p.path] = { get: paidOperation(p, pay) };
   for (const e of FREE_ENDPOINTS) paths[e.path] = { get: freeOperation(e) };
   (paths[freeEndpoint("/v1/free-key").path] as Json).post = freeKeyPost();
   paths["/"] = {
@@ -481,20 +503,24 @@ function buildCore(): Json {
     info: { title: SERVICE.title, version: SERVICE.apiVersion, summary: SERVICE.summary, description: infoDescription() },
     tags: tags(products),
     paths,
-    components: components(products),
+    components: components(products, pay),
   };
 }
 
-let core: Json | undefined;
+/** The document without `servers`, for one version of the payment-method registry. */
+let core: { version: string; doc: Json } | undefined;
 
 /**
  * The OpenAPI document for the instance at `base`. Only `servers` depends on the base
- * URL, so the rest (about 175 KB) is built once and shared: a caller sending many
- * different Host headers cannot make the process hold one copy per host.
+ * URL, so the rest (about 175 KB) is built once per set of usable payment methods and
+ * shared: a caller sending many different Host headers cannot make the process hold one
+ * copy per host, and a method that turns usable later (Solana, once the remote
+ * facilitator named its fee payer) appears in the next document served.
  * Callers must not mutate the result.
  */
 export function buildOpenApi(base: string): Json {
-  core ??= buildCore();
-  const { openapi, info, ...rest } = core;
+  const version = paymentMethodsVersion();
+  if (core?.version !== version) core = { version, doc: buildCore() };
+  const { openapi, info, ...rest } = core.doc;
   return { openapi, info: { ...(info as Json), license: { name: SERVICE.license, url: docUrl(base, "/auth.md") } }, servers: [{ url: base, description: "This instance" }], ...rest };
 }

@@ -19,6 +19,7 @@ import type { ParamDoc } from "@/lib/catalog/params";
 import { FREE_ENDPOINTS, type FreeEndpoint } from "@/lib/catalog/free";
 import { FREE_KEY_PARAMS } from "@/lib/access/free-key";
 import { usdLabel } from "@/lib/payments/price";
+import { paymentMethodsVersion } from "@/lib/payments/methods/registry";
 import { DISCOVERY_DOCUMENTS, docPath } from "@/lib/discovery/documents";
 import { freeEndpoint } from "@/lib/catalog/lookup";
 import { buildOpenApi, jsonSchemaOf } from "@/lib/discovery/openapi";
@@ -292,7 +293,7 @@ function productSection(w: Writer, p: AnyProduct): void {
   w.text(`Accepts: ${acceptedCredentials(p).join(", ")}.${p.kind === "data" ? ` Bundle cost: ${p.credits} credit(s).` : ""}`, { indent: 10 });
   paramLines(w, paramDocs(p.params));
   responseFields(w, p);
-  const errors = ["402 payment required (x402 requirement in body and PAYMENT-REQUIRED header; endpoint, price, instruction)"];
+  const errors = [paymentFacts().x402.length > 0 ? "402 payment required (x402 requirement in body and PAYMENT-REQUIRED header; endpoint, price, instruction)" : "402 payment required (endpoint, price, instruction)"];
   if (paramDocs(p.params).length) errors.push("422 invalid parameter (detail[] with loc, msg, type, input, ctx)");
   if (p.kind === "data" && p.freeTier) errors.push("429 free-tier quota exhausted (Retry-After)");
   errors.push("503 upstream or service unavailable, nothing charged (Retry-After)");
@@ -368,7 +369,7 @@ async function build(base: string): Promise<Uint8Array> {
   w.text("No account is needed: payment is the credential. Any one of these satisfies a paid operation:");
   const x402 = x402Phrase();
   if (x402) w.text(`- x402 per call: scheme exact, ${x402}. A call without a credential answers 402 with the requirement; sign it and repeat with PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (v1). Settled only after the call succeeded.`, { indent: 10 });
-  for (const m of pay.methods.filter((m) => !pay.x402.some((x) => x.id === m.id))) w.text(`- Per call, ${m.howTo}`, { indent: 10 });
+  for (const m of pay.others) w.text(`- Per call, ${m.howTo}`, { indent: 10 });
   w.text("- Prepaid bundle token: header X-Bundle-Token (or Authorization: Bearer); each call consumes its credit cost.", { indent: 10 });
   w.text(`- Free-tier API key: header X-Api-Key (GET ${freeEndpoint("/v1/free-key").path}; ${freeQuota()} calls per UTC day on standard endpoints).`, { indent: 10 });
   w.text(`Each paid operation in ${docPath("/openapi.json")} declares its payment offer under x-payment-info.`);
@@ -406,7 +407,7 @@ async function build(base: string): Promise<Uint8Array> {
   }
 
   w.heading("A2A agent interface", 15);
-  w.text(`A2A protocol ${SERVICE.a2aProtocolVersion}: HTTP+JSON binding at ${base}${A2A_REST_PATH}, JSON-RPC at ${base}${A2A_JSONRPC_PATH}; skills, message conventions and the a2a-x402 extension are in the agent card.`);
+  w.text(`A2A protocol ${SERVICE.a2aProtocolVersion}: HTTP+JSON binding at ${base}${A2A_REST_PATH}, JSON-RPC at ${base}${A2A_JSONRPC_PATH}; skills, message conventions${paymentFacts().x402.length > 0 ? " and the a2a-x402 extension" : ""} are in the agent card.`);
   for (const path of Object.keys(a2aOpenApiPaths())) {
     for (const [method, op] of Object.entries(paths[path] ?? {})) operationSection(w, api, method, path, op, "free (paid skills are paid per message, at the HTTP price).");
   }
@@ -418,19 +419,24 @@ async function build(base: string): Promise<Uint8Array> {
 /** Base URLs whose PDF is kept (one per configured or proxied host in practice). */
 export const PDF_CACHE_MAX = 4;
 
-/** Least-recently-used first (a Map iterates in insertion order). */
+/**
+ * Least-recently-used first (a Map iterates in insertion order), keyed by base URL and
+ * the payment-method registry's version: the PDF names the accepted methods, and one
+ * that turns usable later (Solana through a remote facilitator) must appear in it.
+ */
 const cache = new Map<string, Promise<Uint8Array>>();
 
-/** The PDF for the instance at `base`, built once per base URL while it stays among the last PDF_CACHE_MAX used. */
+/** The PDF for the instance at `base`, built once per base URL and set of usable payment methods while it stays among the last PDF_CACHE_MAX used. */
 export function specPdf(base: string): Promise<Uint8Array> {
-  let p = cache.get(base);
+  const key = `${paymentMethodsVersion()} ${base}`;
+  let p = cache.get(key);
   if (p) {
-    cache.delete(base);
+    cache.delete(key);
   } else {
     p = build(base);
-    p.catch(() => cache.delete(base));
+    p.catch(() => cache.delete(key));
   }
-  cache.set(base, p);
+  cache.set(key, p);
   while (cache.size > PDF_CACHE_MAX) cache.delete(cache.keys().next().value!);
   return p;
 }

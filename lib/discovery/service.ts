@@ -59,7 +59,8 @@ export function priceLine(p: AnyProduct): string {
 
 /** Credentials a paid product accepts, as words (the access gate decides the same way). */
 export function acceptedCredentials(p: AnyProduct): string[] {
-  const out = usableMethods().length > 0 ? ["x402 payment"] : [];
+  const pay = paymentFacts();
+  const out = pay.x402.length > 0 ? ["x402 payment"] : pay.perCall ? [`per-call payment (${pay.methods.map((m) => m.label).join(", ")})`] : [];
   if (p.kind === "data") out.push("bundle token");
   if (p.kind === "data" && p.freeTier) out.push("free-tier API key");
   return out;
@@ -80,11 +81,15 @@ export { usd6, usdLabel };
 export function paymentFacts(): {
   methods: MethodFacts[];
   x402: MethodFacts[];
+  /** The accepted methods outside x402's `accepts[]` (XLM with a memo), offered beside it. */
+  others: MethodFacts[];
   network: string | null;
   asset: MethodFacts["asset"] | null;
   pay_to: string | null;
   /** One sentence per accepted method, or the sentence that none is. */
   summary: string;
+  /** Whether any per-call payment is accepted (the payment headers and the MCP `payment` argument). */
+  perCall: boolean;
 } {
   const methods = methodFacts();
   const x402 = usableMethods().flatMap((m) => (m.requirement("0.01") ? [m.facts()] : []));
@@ -92,10 +97,12 @@ export function paymentFacts(): {
   return {
     methods,
     x402,
+    others: methods.filter((m) => !x402.some((x) => x.id === m.id)),
     network: first?.network ?? null,
     asset: first?.asset ?? null,
     pay_to: first?.payTo ?? null,
     summary: methods.length > 0 ? methods.map((m) => `Pay per call with ${m.howTo}`).join(" ") : "Per-call payment is not configured on this instance: use a prepaid bundle token or a free-tier key.",
+    perCall: methods.length > 0,
   };
 }
 
@@ -111,7 +118,7 @@ export function paymentLine(): string {
   const parts: string[] = [];
   const x = x402Phrase();
   if (x) parts.push(`x402 scheme exact, ${x}`);
-  for (const m of pay.methods) if (!pay.x402.some((y) => y.id === m.id)) parts.push(m.label);
+  for (const m of pay.others) parts.push(m.label);
   return parts.length > 0 ? parts.join("; ") : "no per-call payment on this instance";
 }
 

@@ -8,15 +8,29 @@ import { createHash } from "node:crypto";
 import { usdLabel } from "@/lib/payments/price";
 import { SKILL_NAME, docPath, docUrl } from "@/lib/discovery/documents";
 import { freeEndpoint } from "@/lib/catalog/lookup";
-import { SERVICE, paidProducts, paramDocs, paymentLine } from "@/lib/discovery/service";
+import { SERVICE, paidProducts, paramDocs, paymentFacts, paymentLine } from "@/lib/discovery/service";
 import { toolList } from "@/lib/discovery/tools";
 import { FREE_TOOLS } from "@/lib/catalog/free";
 
-export const SKILL_DESCRIPTION =
-  "Get crypto market intelligence (XLM sentiment, quotes and order book, arbitrage, multi-asset screens, breadth, gas, prediction markets, wallet intel, token safety, whale flow) from a pay-per-call API or MCP server, paying per call with x402 USDC, a prepaid bundle or a free-tier key. Use when an agent needs live crypto market data or trading signals.";
+/** The skill's one-line description, naming the per-call methods this instance accepts (from the payment-method registry). */
+export function skillDescription(): string {
+  const pay = paymentFacts();
+  const perCall = [...(pay.x402.length > 0 ? [`x402 (${pay.x402.map((m) => m.label).join(" or ")})`] : []), ...pay.others.map((m) => m.label)];
+  const paying = perCall.length > 0 ? `paying per call with ${perCall.join(" or ")}, with a prepaid bundle or with a free-tier key` : "paying with a prepaid bundle or a free-tier key";
+  return `Get crypto market intelligence (XLM sentiment, quotes and order book, arbitrage, multi-asset screens, breadth, gas, prediction markets, wallet intel, token safety, whale flow) from a pay-per-call API or MCP server, ${paying}. Use when an agent needs live crypto market data or trading signals.`;
+}
 
 export function skillPath(): string {
   return docPath(`/.well-known/agent-skills/${SKILL_NAME}/SKILL.md`);
+}
+
+/** Step 3 of "How to call": what this instance takes per call, or that it takes nothing per call. */
+function payStep(): string {
+  const pay = paymentFacts();
+  if (!pay.perCall) return "This instance takes no per-call payment: use step 4.";
+  const x402 = pay.x402.length > 0 ? "with x402, sign the requirement from the `PAYMENT-REQUIRED` header and repeat with `PAYMENT-SIGNATURE` (v2), or sign one of the body's `accepts[]` and send `X-PAYMENT` (v1)" : null;
+  const others = pay.others.map((m) => m.howTo);
+  return `Pay per call (${paymentLine()}): ${[x402, ...others].filter(Boolean).join("; or ")}. MCP: pass the payload as the \`payment\` argument.`;
 }
 
 /** The SKILL.md document for the instance at `base`. */
@@ -29,7 +43,7 @@ export function skillMarkdown(base: string): string {
   return [
     "---",
     `name: ${SKILL_NAME}`,
-    `description: ${JSON.stringify(SKILL_DESCRIPTION)}`,
+    `description: ${JSON.stringify(skillDescription())}`,
     "metadata:",
     `  version: "${SERVICE.apiVersion}"`,
     `  base_url: "${base}"`,
@@ -46,7 +60,7 @@ export function skillMarkdown(base: string): string {
     "## How to call",
     `1. HTTP: \`GET ${base}<path>\` with the query parameters below. MCP: connect to \`${base}${SERVICE.mcpPath}\` (streamable-http, protocol ${SERVICE.mcpProtocolVersion}) and call the tool.`,
     "2. Without a credential a paid call answers **402** (MCP: the requirement is the tool result) with `endpoint`, `price` and `instruction`.",
-    `3. Pay per call (${paymentLine()}): with x402, sign the requirement from the \`PAYMENT-REQUIRED\` header and repeat with \`PAYMENT-SIGNATURE\` (v2), or sign one of the body's \`accepts[]\` and send \`X-PAYMENT\` (v1). MCP: pass the payload as the \`payment\` argument.`,
+    `3. ${payStep()}`,
     `4. Or use a prepaid bundle token (\`X-Bundle-Token\` / \`bundle_token\`) or a free-tier key (\`X-Api-Key\` / \`api_key\`, mint one with \`GET ${freeEndpoint("/v1/free-key").path}\` or \`${FREE_TOOLS.freeKey}\`).`,
     "5. Nothing is charged when a call fails (422 invalid parameter, 503 upstream down: retry after `Retry-After`).",
     "",
@@ -69,6 +83,6 @@ export function skillsIndex(base: string): Record<string, unknown> {
   const digest = createHash("sha256").update(skillMarkdown(base), "utf8").digest("hex");
   return {
     $schema: "https://schemas.agentskills.io/discovery/0.2.0/schema.json",
-    skills: [{ name: SKILL_NAME, type: "skill-md", description: SKILL_DESCRIPTION, url: `${base}${skillPath()}`, digest: `sha256:${digest}` }],
+    skills: [{ name: SKILL_NAME, type: "skill-md", description: skillDescription(), url: `${base}${skillPath()}`, digest: `sha256:${digest}` }],
   };
 }

@@ -51,7 +51,7 @@ export function llmsTxt(base: string): string {
           "- x402 v1: sign one of the 402 body's accepts[] and repeat the request with X-PAYMENT.",
         ]
       : []),
-    ...pay.methods.filter((m) => !pay.x402.some((x) => x.id === m.id)).map((m) => `- ${m.howTo}`),
+    ...pay.others.map((m) => `- ${m.howTo}`),
     `- Bundle: buy credits once (GET ${productById("bundle").path}, paid with x402) and send the token as X-Bundle-Token; each call consumes its credit cost.`,
     `- Free tier: GET ${freeKey}, then send X-Api-Key on standard endpoints (${freeQuota()} calls per UTC day).`,
     "- MCP: pass payment, bundle_token or api_key as tool arguments.",

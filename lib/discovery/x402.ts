@@ -3,8 +3,9 @@
  * shape x402 indexers read (`version`, `resources[]` of payable URLs, `instructions`);
  * /.well-known/x402-manifest.json adds per resource the price, the exact v2 payment
  * requirements this instance would answer with, the spec 2.3 offer and the query
- * parameters (Bazaar-style `input`). Both list exactly the catalog's paid paths, at the
- * HTTP price, like /v1/manifest.
+ * parameters (Bazaar-style `input`). Both list the catalog's paid paths, at the HTTP
+ * price, like /v1/manifest (the discovery document only while an x402 method is
+ * accepted, see below).
  */
 import type { AnyProduct } from "@/lib/catalog/types";
 import { paymentOffer } from "@/lib/payments/offer";
@@ -19,17 +20,23 @@ function instructions(base: string): string {
   const x402 = x402Phrase();
   const perCall = [
     ...(x402 ? [`Pay per call with x402 (scheme exact, ${x402}): sign the requirement from the PAYMENT-REQUIRED header and repeat the request with PAYMENT-SIGNATURE (v2), or sign one of the body's accepts[] and send X-PAYMENT (v1).`] : []),
-    ...pay.methods.filter((m) => !pay.x402.some((x) => x.id === m.id)).map((m) => `Or pay with ${m.howTo}`),
+    ...pay.others.map((m) => `Or pay with ${m.howTo}`),
   ];
   return `Every resource is a GET that answers HTTP 402 until paid (after its query parameters validate). ${perCall.length > 0 ? perCall.join(" ") : "Per-call payment is not configured on this instance."} Prices and requirements: ${docUrl(base, "/.well-known/x402-manifest.json")}. Alternatives: prepaid bundle token (X-Bundle-Token) or free-tier key (X-Api-Key from ${base}${freeEndpoint("/v1/free-key").path}).`;
 }
 
-/** /.well-known/x402 */
+/**
+ * /.well-known/x402. x402 indexers take every listed resource as payable with x402 and
+ * expect its 402 to carry an `accepts[]` they can sign, so a resource is listed only
+ * while an x402 method is accepted: an instance without one (or with only XLM, which no
+ * x402 client pays) lists none, and its instructions say how to get access instead.
+ */
 export function x402Discovery(base: string): Record<string, unknown> {
+  const payable = paymentFacts().x402.length > 0;
   return {
     version: 1,
     x402Version: 2,
-    resources: paidProducts().map((p) => `${base}${p.path}`),
+    resources: payable ? paidProducts().map((p) => `${base}${p.path}`) : [],
     instructions: instructions(base),
     manifest: docUrl(base, "/.well-known/x402-manifest.json"),
     openapi: docUrl(base, "/openapi.json"),

@@ -7,7 +7,8 @@
  *
  * Clocks use `performance.now()`: tests freeze `Date`, and a pause must still end.
  */
-import { UpstreamError } from "@/lib/market/upstream";
+import { UpstreamError } from "@/lib/market/upstream-error";
+import { processState } from "@/lib/process-state";
 
 export interface LimiterOptions {
   /** Provider name (for errors). */
@@ -79,25 +80,23 @@ export class UpstreamLimiter {
   }
 }
 
-const KEY = Symbol.for("echo.upstream-limiters");
+const limiters = () => processState("upstream-limiters", () => new Map<string, UpstreamLimiter>());
 
 /**
- * The one limiter of a provider in this process. Kept on globalThis (as the cache is)
- * so route bundles that each load the adapter module still share one bound.
+ * The one limiter of a provider in this process, held as process-wide state (as the
+ * cache is) so route bundles that each load the adapter module still share one bound.
  */
 export function sharedLimiter(opts: LimiterOptions): UpstreamLimiter {
-  const g = globalThis as { [KEY]?: Map<string, UpstreamLimiter> };
-  g[KEY] ??= new Map();
-  let l = g[KEY].get(opts.provider);
+  const all = limiters();
+  let l = all.get(opts.provider);
   if (!l) {
     l = new UpstreamLimiter(opts);
-    g[KEY].set(opts.provider, l);
+    all.set(opts.provider, l);
   }
   return l;
 }
 
 /** Forgets every limiter's pause and queue (tests: one test's 429 must not pause the next). */
 export function resetLimiters(): void {
-  const g = globalThis as { [KEY]?: Map<string, UpstreamLimiter> };
-  g[KEY]?.clear();
+  limiters().clear();
 }

@@ -9,33 +9,11 @@
 import type { z } from "zod";
 import { env } from "@/lib/config/env";
 import { log } from "@/lib/log";
+import { round } from "@/lib/market/signals/math";
 import type { UpstreamLimiter } from "@/lib/market/limiter";
+import { UpstreamError, type UpstreamFailure } from "@/lib/market/upstream-error";
 
-export type UpstreamFailure = "timeout" | "network" | "http" | "rate_limited" | "parse" | "upstream_error";
-
-export interface UpstreamErrorDetail {
-  /** What the answer means for this provider, in words a caller can act on (no URL). */
-  note?: string;
-  /** The provider's Retry-After, in ms. */
-  retryAfterMs?: number;
-}
-
-export class UpstreamError extends Error {
-  readonly provider: string;
-  readonly kind: UpstreamFailure;
-  readonly status?: number;
-  readonly note?: string;
-  readonly retryAfterMs?: number;
-  constructor(provider: string, kind: UpstreamFailure, message: string, status?: number, detail: UpstreamErrorDetail = {}) {
-    super(`${provider}: ${message}`);
-    this.name = "UpstreamError";
-    this.provider = provider;
-    this.kind = kind;
-    this.status = status;
-    this.note = detail.note;
-    this.retryAfterMs = detail.retryAfterMs;
-  }
-}
+export { UpstreamError, type UpstreamErrorDetail, type UpstreamFailure } from "@/lib/market/upstream-error";
 
 export interface Provider {
   /** Short stable name, e.g. "coingecko". */
@@ -138,7 +116,7 @@ export async function fetchJson<S extends z.ZodType>(
     } catch (again) {
       if (!(again instanceof UpstreamError) || again.kind !== "rate_limited" || again.note) throw again;
       limiter.pause(again.retryAfterMs ?? limiter.opts.defaultWaitMs);
-      const note = `rate limited (HTTP 429), still after one retry ${Math.round(wait / 100) / 10} s later`;
+      const note = `rate limited (HTTP 429), still after one retry ${round(wait / 1000, 1)} s later`;
       throw new UpstreamError(provider.name, "rate_limited", `${again.message.replace(`${provider.name}: `, "")}; ${note}`, 429, { note, retryAfterMs: again.retryAfterMs });
     }
   }

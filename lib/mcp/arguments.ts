@@ -20,13 +20,30 @@ export type CredentialArgs = { [K in (typeof CREDENTIAL_ARGS)[number]]?: string 
 
 const WHERE = "arguments";
 
+/** What the `payment` argument takes on this instance (from the payment-method registry). */
+export interface PaymentArgument {
+  /** Labels of the x402 methods ("USDC on eip155:8453"), offered in accepts[]. */
+  x402: string[];
+  /** Labels of the other per-call methods (native XLM with a memo), offered beside accepts[]. */
+  others: string[];
+}
+
+function paymentDoc(pay: PaymentArgument): string {
+  if (pay.x402.length === 0 && pay.others.length === 0) {
+    return 'Per-call payment is not configured on this instance: a payment sent here is refused. Use "bundle_token" or "api_key".';
+  }
+  const parts: string[] = [];
+  if (pay.x402.length > 0) parts.push(`base64 of an x402 v2 PaymentPayload (v1 accepted) signed against accepts[] of the payment requirement this tool returns without credentials (${pay.x402.join(" or ")})`);
+  if (pay.others.length > 0) parts.push(`the base64 payload described by the requirement's offer for ${pay.others.join(" or ")}`);
+  return `Payment for exactly this tool's price: ${parts.join("; or ")}. The payload object may instead be sent in _meta["x402/payment"].`;
+}
+
 /** Read lazily: the catalog is imported by modules this one serves. */
-function credentialDocs(): Record<(typeof CREDENTIAL_ARGS)[number], string> {
+function credentialDocs(pay: PaymentArgument): Record<(typeof CREDENTIAL_ARGS)[number], string> {
   const bundle = productById("bundle");
   if (!bundle.tool) throw new Error("the bundle product has no MCP tool");
   return {
-    payment:
-      'x402 payment for exactly this tool\'s price: base64 of an x402 v2 PaymentPayload (v1 accepted) signed against accepts[] of the payment requirement this tool returns without credentials. The payload object may instead be sent in _meta["x402/payment"].',
+    payment: paymentDoc(pay),
     bundle_token: `Prepaid bundle token (from ${bundle.tool.name} or GET ${bundle.path}); the call consumes its credits.`,
     api_key: `Free-tier API key (from ${FREE_TOOLS.freeKey} or GET ${freeEndpoint("/v1/free-key").path}); covers standard tools within its daily quota.`,
   };
@@ -47,8 +64,13 @@ function argumentSchema(doc: ParamDoc): JsonSchema {
   };
 }
 
-/** Input schema of a tool: its catalog parameters, plus the credentials when it is paid. */
-export function inputSchemaFor(params: ParamSet, paid: boolean): JsonSchema {
+/**
+ * Input schema of a tool: its catalog parameters, plus the credentials when it is paid.
+ * `payment` stays an argument even when no per-call method is accepted (a payment sent
+ * anyway gets a clear refusal rather than an unknown-argument error); its description
+ * then says so.
+ */
+export function inputSchemaFor(params: ParamSet, paid: boolean, pay: PaymentArgument = { x402: [], others: [] }): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const [name, p] of Object.entries(params)) {
@@ -56,7 +78,7 @@ export function inputSchemaFor(params: ParamSet, paid: boolean): JsonSchema {
     if (p.doc.required) required.push(name);
   }
   if (paid) {
-    const docs = credentialDocs();
+    const docs = credentialDocs(pay);
     for (const name of CREDENTIAL_ARGS) {
       properties[name] = { anyOf: [{ type: "string", maxLength: MCP_MAX_CREDENTIAL_CHARS }, { type: "null" }], default: null, description: docs[name] };
     }

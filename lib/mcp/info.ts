@@ -4,8 +4,6 @@
  */
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { MAX_CREDENTIAL } from "@/lib/access/credentials";
-import { FREE_TOOLS } from "@/lib/catalog/free";
-import { productById } from "@/lib/catalog/lookup";
 
 /** Name and version reported in `initialize` (spec 9: tool server version 0.2.0). */
 export const MCP_SERVER_INFO = { name: "echo-x402-sentiment", version: "0.2.0" } as const;
@@ -31,12 +29,3 @@ export const MCP_MAX_BODY_BYTES = 64 * 1024;
 
 /** Longest credential argument accepted (same bound the HTTP headers get). */
 export const MCP_MAX_CREDENTIAL_CHARS = MAX_CREDENTIAL;
-
-/** Shown to clients after `initialize`: how paying works on this server. */
-export const MCP_INSTRUCTIONS = [
-  `Crypto market intelligence (XLM focus) for agents. ${FREE_TOOLS.sentiment} and ${FREE_TOOLS.freeKey} are free.`,
-  "Every other tool states its price in its description. Call it with one credential:",
-  `"api_key" (free tier, from ${FREE_TOOLS.freeKey}; standard tools only), "bundle_token" (prepaid credits from ${productById("bundle").tool!.name}),`,
-  'or an x402 payment for exactly the tool price: a base64 x402 PaymentPayload in "payment" or the payload object in _meta["x402/payment"].',
-  "Without a credential the tool result is the payment requirement (endpoint, price, instruction, x402 accepts[]); nothing is charged unless the call succeeds.",
-].join(" ");

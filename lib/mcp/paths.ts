@@ -14,8 +14,8 @@ import { ApiError } from "@/lib/errors";
 import { docUrl } from "@/lib/discovery/documents";
 import { usdLabel } from "@/lib/payments/price";
 import { CREDENTIAL_ARGS } from "@/lib/mcp/arguments";
-import { MCP_INSTRUCTIONS, MCP_PATH, MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO, MCP_SPEC_PROTOCOL_VERSION, MCP_TRANSPORT } from "@/lib/mcp/info";
-import { mcpTool, mcpTools, type McpToolDef } from "@/lib/mcp/tools";
+import { MCP_PATH, MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO, MCP_SPEC_PROTOCOL_VERSION, MCP_TRANSPORT } from "@/lib/mcp/info";
+import { mcpInstructions, mcpTool, mcpTools, type McpToolDef } from "@/lib/mcp/tools";
 
 /**
  * The `path` of /mcp/{path} and /mcp?path=: slash-separated segments of letters,
@@ -34,12 +34,16 @@ export const MCP_PATH_PARAM = stringParam({
 /** The sub-paths served, for 404 hints. */
 export const MCP_SUBPATHS = ["", "tools", "tools/{name}"] as const;
 
-/** Credentials a tool accepts (bundles are bought with a payment only; premium reports are not on the free tier). */
+/**
+ * Credentials a tool accepts (bundles are bought with a payment only; premium reports are
+ * not on the free tier; `payment` only while this instance takes per-call payments).
+ */
 function credentialsOf(t: McpToolDef): string[] {
   const p = t.product;
   if (!p) return [];
-  if (p.kind === "bundle") return ["payment"];
-  return CREDENTIAL_ARGS.filter((c) => c !== "api_key" || p.freeTier);
+  const perCall = paymentFacts().perCall;
+  if (p.kind === "bundle") return perCall ? ["payment"] : [];
+  return CREDENTIAL_ARGS.filter((c) => (c !== "api_key" || p.freeTier) && (c !== "payment" || perCall));
 }
 
 function summary(t: McpToolDef) {
@@ -68,15 +72,24 @@ function exampleCall(t: McpToolDef) {
     const v = s.examples?.[0] ?? s.default;
     if (v !== undefined && v !== "") args[name] = v;
   }
-  const cred = credentialsOf(t).includes("api_key") ? { api_key: "<free-tier key>" } : t.free ? {} : { payment: "<base64 x402 payment payload>" };
+  const accepted = credentialsOf(t);
+  const cred = accepted.includes("api_key") ? { api_key: "<free-tier key>" } : accepted.includes("payment") ? { payment: "<base64 x402 payment payload>" } : accepted.includes("bundle_token") ? { bundle_token: "<bundle token>" } : {};
   return { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: t.name, arguments: { ...args, ...cred } } };
 }
 
 /** The per-call payment this instance accepts (from the payment-method registry), or null. */
 function mcpPayment() {
   const pay = paymentFacts();
-  if (pay.methods.length === 0) return null;
-  return { protocol: "x402", scheme: "exact", network: pay.network, asset: pay.asset?.address ?? null, pay_to: pay.pay_to, methods: pay.methods.map((m) => ({ id: m.id, network: m.network, asset: m.asset, pay_to: m.payTo })) };
+  if (!pay.perCall) return null;
+  return {
+    protocol: "x402",
+    // `exact` and its first network when an x402 method is accepted; null when only other schemes (XLM with a memo) are.
+    scheme: pay.x402.length > 0 ? "exact" : null,
+    network: pay.network,
+    asset: pay.asset?.address ?? null,
+    pay_to: pay.pay_to,
+    methods: pay.methods.map((m) => ({ id: m.id, scheme: m.scheme, network: m.network, asset: m.asset, pay_to: m.payTo })),
+  };
 }
 
 /** GET /mcp without an SSE request: what this endpoint is and how to use it. */
@@ -91,7 +104,7 @@ export function serverDescription(base: string) {
     protocol_version: MCP_SPEC_PROTOCOL_VERSION,
     protocol_versions: MCP_PROTOCOL_VERSIONS,
     usage: `POST JSON-RPC 2.0 messages (initialize, tools/list, tools/call) to ${base}${MCP_PATH} with Content-Type: application/json and Accept: application/json, text/event-stream. No session (DELETE has nothing to end), no standalone SSE stream (GET with Accept: text/event-stream answers 405).`,
-    instructions: MCP_INSTRUCTIONS,
+    instructions: mcpInstructions(),
     payment: mcpPayment(),
     tool_count: mcpTools().length,
     tools: mcpTools().map(summary),

@@ -26,8 +26,8 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { createMcpHandler } from "mcp-handler";
 import type { McpServer, StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { log } from "@/lib/log";
-import { MCP_INSTRUCTIONS, MCP_SERVER_INFO } from "@/lib/mcp/info";
-import { mcpTools, type McpToolDef } from "@/lib/mcp/tools";
+import { MCP_SERVER_INFO } from "@/lib/mcp/info";
+import { mcpInstructions, mcpTools, type McpToolDef } from "@/lib/mcp/tools";
 import type { JsonSchema } from "@/lib/mcp/arguments";
 
 /** A Standard Schema that advertises `json` and accepts any value (validation is ours). */
@@ -48,11 +48,15 @@ interface Registration {
   output: StandardSchemaWithJSON | undefined;
 }
 
-let registrations: Map<string, Registration> | undefined;
+/** Registrations of one tool list; rebuilt when mcpTools() gives another (the usable payment methods changed). */
+let registrations: { tools: readonly McpToolDef[]; byName: Map<string, Registration> } | undefined;
 
 function toolRegistrations(): Map<string, Registration> {
-  registrations ??= new Map(mcpTools().map((def) => [def.name, { def, input: advertised(def.inputSchema), output: def.outputSchema ? advertised(def.outputSchema) : undefined }]));
-  return registrations;
+  const tools = mcpTools();
+  if (registrations?.tools !== tools) {
+    registrations = { tools, byName: new Map(tools.map((def) => [def.name, { def, input: advertised(def.inputSchema), output: def.outputSchema ? advertised(def.outputSchema) : undefined }])) };
+  }
+  return registrations.byName;
 }
 
 /** One POST to /mcp, as the HTTP layer read and checked it. */
@@ -121,20 +125,32 @@ class ParsedJsonRequest extends Request {
   }
 }
 
-const handler = createMcpHandler(register, {
-  serverInfo: { ...MCP_SERVER_INFO },
-  // The tool list is fixed at build time (spec 6: list-changed notifications are off).
-  capabilities: { tools: { listChanged: false } },
-  instructions: MCP_INSTRUCTIONS,
-  telemetry: false,
-  onEvent: (e) => {
-    if (e.type === "ERROR") log.error("mcp.error", { message: e.error instanceof Error ? e.error.message : String(e.error), context: e.context });
-  },
-});
+function makeHandler(instructions: string) {
+  return createMcpHandler(register, {
+    serverInfo: { ...MCP_SERVER_INFO },
+    // The tool list is fixed while the payment methods are (spec 6: list-changed notifications are off).
+    capabilities: { tools: { listChanged: false } },
+    instructions,
+    telemetry: false,
+    onEvent: (e) => {
+      if (e.type === "ERROR") log.error("mcp.error", { message: e.error instanceof Error ? e.error.message : String(e.error), context: e.context });
+    },
+  });
+}
+
+/** The handler for the current instructions (they name the accepted payment methods); rebuilt only when they change. */
+let built: { instructions: string; handler: ReturnType<typeof makeHandler> } | undefined;
+
+function handler(): ReturnType<typeof makeHandler> {
+  const instructions = mcpInstructions();
+  if (built?.instructions !== instructions) built = { instructions, handler: makeHandler(instructions) };
+  return built.handler;
+}
 
 /** Serves one checked JSON-RPC POST through mcp-handler (Request → Response). */
 export function mcpTransportHandler(request: Request, body: unknown): Promise<Response> {
   const exchange: McpExchange = { request, body };
   const forwarded = new ParsedJsonRequest(request.url, request.headers, body);
-  return exchanges.run(exchange, () => handler(forwarded));
+  const serve = handler();
+  return exchanges.run(exchange, () => serve(forwarded));
 }

@@ -20,13 +20,16 @@ import { FREE_KEY_PARAMS, mintFreeKey } from "@/lib/access/free-key";
 import { xlmSnapshotSchema } from "@/lib/market/xlm/snapshot";
 import { freeSnapshot } from "@/lib/catalog/free-snapshot";
 import { usdLabel } from "@/lib/payments/price";
-import { methodFacts } from "@/lib/payments/methods/registry";
+import { paymentMethodsVersion } from "@/lib/payments/methods/registry";
+import { paymentFacts } from "@/lib/discovery/service";
 import { clientIp } from "@/lib/http/client-ip";
 import { baseUrl } from "@/lib/http/base-url";
 import { inputSchemaFor, parseArguments, type JsonSchema } from "@/lib/mcp/arguments";
 import { okResult, paidOutputSchema, renderToolCall, resultForError } from "@/lib/mcp/results";
 import { MCP_PATH } from "@/lib/mcp/info";
 import { FREE_TOOLS } from "@/lib/catalog/free";
+
+type PaymentFacts = ReturnType<typeof paymentFacts>;
 
 /** What a tool call knows about its transport. */
 export interface ToolCallContext {
@@ -61,30 +64,58 @@ function outputJsonSchema(schema: z.ZodType): JsonSchema {
 
 const DATA_ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true } as const;
 
-function paidDescription(p: AnyProduct): string {
+/** "an x402 payment" when an x402 method is accepted, "a per-call payment" for other methods (XLM with a memo), null for none. */
+function paymentNoun(pay: PaymentFacts): string | null {
+  return pay.x402.length > 0 ? "an x402 payment" : pay.perCall ? "a per-call payment" : null;
+}
+
+/** A paid tool's description: price, and the credentials this instance accepts for it. */
+function paidDescription(p: AnyProduct, pay: PaymentFacts): string {
   const tool = p.tool!;
   const price = usdLabel(tool.price);
+  const noun = paymentNoun(pay);
+  const payment = noun ? `${noun} of exactly ${price} ("payment" argument or _meta["x402/payment"])` : null;
   const how =
     p.kind === "bundle"
-      ? `Pay with an x402 payment of exactly ${price} ("payment" argument or _meta["x402/payment"]); bundle tokens and free keys cannot buy bundles.`
-      : `Credentials: an x402 payment of exactly ${price} ("payment" argument or _meta["x402/payment"]), a prepaid "bundle_token" (${p.credits} credit${p.credits === 1 ? "" : "s"} per call)${p.freeTier ? ', or a free-tier "api_key"' : ""}.`;
-  const methods = methodFacts().map((m) => m.label);
+      ? payment
+        ? `Pay with ${payment}; bundle tokens and free keys cannot buy bundles.`
+        : "Bundles are bought with a per-call payment, which this instance does not take; bundle tokens and free keys cannot buy bundles."
+      : `Credentials: ${payment ? `${payment}, ` : ""}a prepaid "bundle_token" (${p.credits} credit${p.credits === 1 ? "" : "s"} per call)${p.freeTier ? ', or a free-tier "api_key"' : ""}.`;
+  const methods = pay.methods.map((m) => m.label);
   const via = methods.length > 0 ? ` (${methods.join(" or ")})` : "";
   return `${p.description} Price: ${price} per call${via}. ${how} Without a credential the result is the payment requirement; nothing is charged unless the call succeeds. Same data as GET ${p.path}.`;
 }
 
-function paidTool(p: AnyProduct): McpToolDef {
+/** Shown to clients after `initialize`: how paying works on this server (the per-call methods from the payment-method registry). */
+export function mcpInstructions(): string {
+  current();
+  return tools!.instructions;
+}
+
+function instructionsFor(pay: PaymentFacts): string {
+  const noun = paymentNoun(pay);
+  const methods = pay.methods.map((m) => m.label).join(" or ");
+  return [
+    `Crypto market intelligence (XLM focus) for agents. ${FREE_TOOLS.sentiment} and ${FREE_TOOLS.freeKey} are free.`,
+    "Every other tool states its price in its description. Call it with one credential:",
+    `"api_key" (free tier, from ${FREE_TOOLS.freeKey}; standard tools only), "bundle_token" (prepaid credits from ${productById("bundle").tool!.name})${noun ? "," : "."}`,
+    ...(noun ? [`or ${noun} (${methods}) for exactly the tool price: a base64 x402 PaymentPayload in "payment" or the payload object in _meta["x402/payment"].`] : ["This instance takes no per-call payment."]),
+    `Without a credential the tool result is the payment requirement (endpoint, price, instruction${pay.x402.length > 0 ? ", x402 accepts[]" : ""}); nothing is charged unless the call succeeds.`,
+  ].join(" ");
+}
+
+function paidTool(p: AnyProduct, pay: PaymentFacts): McpToolDef {
   const tool = p.tool!;
   const title = toolTitle(tool);
   return {
     name: tool.name,
     title,
-    description: paidDescription(p),
+    description: paidDescription(p, pay),
     price: tool.price,
     free: false,
     endpoint: p.path,
     product: p,
-    inputSchema: inputSchemaFor(p.params, true),
+    inputSchema: inputSchemaFor(p.params, true, { x402: pay.x402.map((m) => m.label), others: pay.others.map((m) => m.label) }),
     outputSchema: paidOutputSchema(outputJsonSchema(p.output)),
     annotations:
       p.kind === "bundle"
@@ -159,12 +190,26 @@ function freeKeyTool(): McpToolDef {
   };
 }
 
-let tools: readonly McpToolDef[] | undefined;
+/** The tool list and instructions for one version of the payment-method registry (they name its methods). */
+let tools: { version: string; list: readonly McpToolDef[]; instructions: string } | undefined;
 
-/** All tools in listing order: the free ones, then the catalog's paid tools in catalog order. */
+function current(): void {
+  const version = paymentMethodsVersion();
+  if (tools?.version === version) return;
+  const pay = paymentFacts();
+  tools = { version, list: [sentimentTool(), freeKeyTool(), ...PRODUCTS.filter((p) => p.tool !== null).map((p) => paidTool(p, pay))], instructions: instructionsFor(pay) };
+}
+
+/**
+ * All tools in listing order: the free ones, then the catalog's paid tools in catalog
+ * order. Built once per set of usable payment methods, so a method that turns usable
+ * later (Solana, once the remote facilitator named its fee payer) shows in the next
+ * tools/list. The same array is returned while that set holds (lib/mcp/server.ts keys
+ * its registrations on it).
+ */
 export function mcpTools(): readonly McpToolDef[] {
-  tools ??= [sentimentTool(), freeKeyTool(), ...PRODUCTS.filter((p) => p.tool !== null).map(paidTool)];
-  return tools;
+  current();
+  return tools!.list;
 }
 
 export function mcpTool(name: string): McpToolDef | undefined {

@@ -35,19 +35,4 @@ export function makeWagmiConfig() {
   });
 }
 
-/** Names of common EVM chains for the wrong-network message. */
-const CHAIN_NAMES: Record<number, string> = {
-  1: "Ethereum",
-  10: "OP Mainnet",
-  56: "BNB Smart Chain",
-  137: "Polygon",
-  8453: "Base",
-  42161: "Arbitrum One",
-  43114: "Avalanche",
-  84532: "Base Sepolia",
-  11155111: "Sepolia",
-};
-
-export function chainName(id: number): string {
-  return CHAIN_NAMES[id] ?? `chain ${id}`;
-}
+export { chainName } from "@/lib/web/chain-name";

@@ -7,28 +7,15 @@
  */
 import { decodeFunctionResult, encodeFunctionData, erc20Abi, formatUnits, type Address, type Hex } from "viem";
 import { x402Client } from "@x402/core/client";
-import { encodePaymentSignatureHeader } from "@x402/core/http";
-import type { PaymentRequired } from "@x402/core/types";
+// The official header codecs: browser-safe (atob/TextDecoder when present, Buffer only without them).
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import type { ClientEvmSigner } from "@x402/evm";
 import { evmChainId } from "@/lib/payments/x402/eip3009";
 
-export interface ExactRequirement {
-  scheme: string;
-  network: string;
-  amount: string;
-  asset: Address;
-  payTo: Address;
-  maxTimeoutSeconds: number;
-  extra?: { name?: string; version?: string } & Record<string, unknown>;
-}
-
-export interface RequirementEnvelope {
-  x402Version: number;
-  error?: string;
-  resource?: { url: string; description?: string; mimeType?: string };
-  accepts: ExactRequirement[];
-}
+/** An `exact` requirement on an EVM network (the one a browser wallet pays). */
+export type ExactRequirement = PaymentRequirements & { asset: Address; payTo: Address };
 
 export type PurchaseFailure =
   | "rejected"
@@ -58,17 +45,19 @@ export class PurchaseError extends Error {
 }
 
 export const REJECTED_MESSAGE = "Signature rejected — nothing was charged.";
-export const WRONG_NETWORK_MESSAGE = "Wrong network: switch your wallet to Base to pay for a bundle. Nothing was charged.";
+
+/**
+ * The refusal shown when the wallet is on another chain than the one the payment is
+ * taken on; `what` is what the page sells ("a bundle", "this call").
+ */
+export function wrongNetworkMessage(chain: string, what: string): string {
+  return `Wrong network: switch your wallet to ${chain} to pay for ${what}. Nothing was charged.`;
+}
 
 const USDC_DECIMALS = 6;
 
 export function usdc(atomic: bigint | string): string {
   return formatUnits(BigInt(atomic), USDC_DECIMALS);
-}
-
-function fromBase64(b64: string): string {
-  const bin = atob(b64);
-  return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
 }
 
 interface ErrorBody {
@@ -91,21 +80,21 @@ async function call(path: string): Promise<Response> {
   }
 }
 
-/** Asks the bundle endpoint for its payment terms (a 402 without a credential). */
-export async function requestRequirement(path: string): Promise<{ envelope: RequirementEnvelope; accepted: ExactRequirement }> {
+/** Asks a paid endpoint for its payment terms (a 402 without a credential). */
+export async function requestRequirement(path: string): Promise<{ envelope: PaymentRequired; accepted: ExactRequirement }> {
   const res = await call(path);
   const header = res.headers.get("payment-required");
   if (res.status !== 402 || !header) {
     const { message } = errorOf((await res.json().catch(() => null)) as ErrorBody | null);
     throw new PurchaseError("unavailable", `The service did not return payment terms (HTTP ${res.status}${message ? `: ${message}` : ""}). Nothing was charged.`);
   }
-  let envelope: RequirementEnvelope;
+  let envelope: PaymentRequired;
   try {
-    envelope = JSON.parse(fromBase64(header)) as RequirementEnvelope;
+    envelope = decodePaymentRequiredHeader(header);
   } catch {
     throw new PurchaseError("error", "The payment terms could not be read. Nothing was charged.");
   }
-  const accepted = envelope.accepts?.find((a) => a.scheme === "exact" && evmChainId(a.network) !== null);
+  const accepted = (Array.isArray(envelope.accepts) ? envelope.accepts : []).find((a): a is ExactRequirement => a.scheme === "exact" && evmChainId(a.network) !== null);
   if (!accepted) throw new PurchaseError("not_configured", "This instance does not take USDC payments from browser wallets right now. Nothing was charged.");
   return { envelope, accepted };
 }
@@ -117,10 +106,10 @@ export async function requestRequirement(path: string): Promise<{ envelope: Requ
  * PAYMENT-SIGNATURE header and the authorization nonce, which the service records the
  * payment under (what to quote when an outcome is unknown).
  */
-export async function signPayment(envelope: RequirementEnvelope, accepted: ExactRequirement, signer: ClientEvmSigner): Promise<{ header: string; nonce: Hex }> {
-  const client = new x402Client().register(accepted.network as `${string}:${string}`, new ExactEvmScheme(signer));
+export async function signPayment(envelope: PaymentRequired, accepted: ExactRequirement, signer: ClientEvmSigner): Promise<{ header: string; nonce: Hex }> {
+  const client = new x402Client().register(accepted.network, new ExactEvmScheme(signer));
   // Only the offer this page pays with: the client picks among what the 402 lists.
-  const payload = await client.createPaymentPayload({ ...envelope, accepts: [accepted] } as unknown as PaymentRequired);
+  const payload = await client.createPaymentPayload({ ...envelope, accepts: [accepted] });
   const nonce = (payload.payload as { authorization?: { nonce?: Hex } }).authorization?.nonce;
   if (!nonce) throw new PurchaseError("error", "The payment could not be prepared. Nothing was charged.");
   return { header: encodePaymentSignatureHeader(payload), nonce };
@@ -173,7 +162,7 @@ export async function submitPayment<T>(path: string, signatureHeader: string, no
     const receipt = res.headers.get("payment-response");
     if (receipt) {
       try {
-        txHash = (JSON.parse(fromBase64(receipt)) as { transaction?: string }).transaction ?? null;
+        txHash = decodePaymentResponseHeader(receipt).transaction || null;
       } catch {
         txHash = null;
       }

@@ -12,9 +12,9 @@ test.describe.configure({ mode: "serial" });
 test("pays from the paywall page: the data appears, the payer's balance drops by exactly the price", async ({ page, svc }, info) => {
   const endpoints = await svc.manifest();
   const product = endpoints.find((e) => !e.tags.includes("bundle") && e.credits === 1 && e.params.every((p) => !p.required))!;
-  const payer = svc.account(ACCOUNTS.payer);
+  const payer = svc.account(ACCOUNTS.paywallPayer);
   const payTo = svc.account(ACCOUNTS.payTo);
-  const wallet = await installWallet(page, { privateKey: svc.env.keys[ACCOUNTS.payer]!, rpcUrl: svc.env.rpcUrl });
+  const wallet = await installWallet(page, { privateKey: svc.env.keys[ACCOUNTS.paywallPayer]!, rpcUrl: svc.env.rpcUrl });
   const before = { payer: await svc.usdcBalance(payer.address), payTo: await svc.usdcBalance(payTo.address) };
 
   const first = await page.goto(product.path);
@@ -35,7 +35,7 @@ test("pays from the paywall page: the data appears, the payer's balance drops by
   expect(data.error).toBeUndefined();
   await expect(page.getByTestId("paywall-tx")).toHaveText(/^0x[0-9a-f]{64}$/);
   expect(wallet.signatures).toBe(1);
-  await snap(page, info, "paywall-paid");
+  await snap(page, info, "paywall-paid", "desktop");
 
   const price = BigInt(product.price_atomic);
   expect(before.payer - (await svc.usdcBalance(payer.address))).toBe(price);

@@ -5,6 +5,10 @@
  * everything x402-shaped parses with the official @x402/core schemas. Without a method
  * there is no x402 offer anywhere and no PAYMENT-REQUIRED header.
  *
+ * Documents kept for reuse (OpenAPI, the PDF, the MCP tool list) follow the registry:
+ * one fetched before Solana turned usable (the remote facilitator had not answered
+ * /supported yet) and again after names Solana the second time.
+ *
  * Also: HEAD never charges (a valid payment, the official client that pays a HEAD's 402
  * by itself, a bundle token, a free key: balances and credits checked); one structured
  * log line per refused payment and per failed settlement (no secret in it); and a
@@ -18,7 +22,7 @@ import { getBase58Decoder } from "@solana/kit";
 import { Keypair } from "@stellar/stellar-sdk";
 import { extractText, getDocumentProxy } from "unpdf";
 import type { HDAccount } from "viem/accounts";
-import { PaymentRequiredV1Schema, PaymentRequiredV2Schema, PaymentRequirementsV2Schema } from "@x402/core/schemas";
+import { NetworkSchemaV2, PaymentRequiredV1Schema, PaymentRequiredV2Schema, PaymentRequirementsV2Schema } from "@x402/core/schemas";
 import { PRODUCTS, productByPath } from "@/lib/catalog";
 import type { AnyProduct } from "@/lib/catalog/types";
 import type { ParamDoc } from "@/lib/catalog/params";
@@ -45,13 +49,46 @@ function baseUnits(usd: string): string {
   return String(Number(w) * 1_000_000 + Number(f.padEnd(6, "0").slice(0, 6)));
 }
 
-async function mcpCall(fx: Fixture, name: string, args: Record<string, unknown> = {}): Promise<J> {
+async function mcpRpc(fx: Fixture, method: string, params: Record<string, unknown> = {}): Promise<J> {
   const r = await fx.json("/mcp", {
     method: "POST",
     headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
   });
+  expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
   return r.body.result;
+}
+
+async function mcpCall(fx: Fixture, name: string, args: Record<string, unknown> = {}): Promise<J> {
+  return mcpRpc(fx, "tools/call", { name, arguments: args });
+}
+
+/** The paid tools of tools/list (they take a `payment` argument). */
+async function paidTools(fx: Fixture): Promise<J[]> {
+  const { tools } = await mcpRpc(fx, "tools/list");
+  const paid = (tools as J[]).filter((t) => t.inputSchema.properties?.payment);
+  expect(paid.length).toBe(PRODUCTS.filter((p) => p.tool).length);
+  return paid;
+}
+
+/** The visible text of a page as a browser gets it (tags and React's comment markers removed). */
+async function pageText(fx: Fixture, path: string): Promise<string> {
+  const res = await fx.get(path, { headers: { Accept: "text/html" } });
+  expect(res.status, path).toBe(200);
+  const html = await res.text();
+  return html
+    .replace(/<script[\s\S]*?<\/script>/g, " ")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/&amp;/g, "&")
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/\s+/g, " ");
+}
+
+/** The networks of every method a metadata document lists, each a CAIP-2 id as @x402/core reads them. */
+function methodNetworks(methods: J[] | undefined): string[] {
+  const nets = (methods ?? []).map((m) => m.network as string);
+  for (const n of nets) expect(NetworkSchemaV2.safeParse(n).success, n).toBe(true);
+  return nets;
 }
 
 async function pdfText(fx: Fixture): Promise<string> {
@@ -77,6 +114,7 @@ async function paid402(fx: Fixture, p: AnyProduct, init?: RequestInit): Promise<
  * accepted networks.
  */
 async function expectDocumentsMatch402(fx: Fixture, expectedNetworks: string[]): Promise<void> {
+  await expectAgentDocumentsMatch(fx, expectedNetworks);
   const oas = (await fx.json("/openapi.json")).body as J;
   const xm = (await fx.json("/.well-known/x402-manifest.json")).body as J;
   const m = (await fx.json("/v1/manifest")).body as J;
@@ -159,6 +197,91 @@ async function expectDocumentsMatch402(fx: Fixture, expectedNetworks: string[]):
   }
 }
 
+const ALL_NETWORKS = ["eip155:8453", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"];
+
+/**
+ * The documents that describe how to pay without carrying `accepts[]`: the agent cards
+ * (A2A security and the a2a-x402 extension), MCP's tools/list (descriptions and the
+ * `payment` argument) and initialize instructions, the home and /wallet pages, the
+ * root protected-resource metadata and /.well-known/x402's resources. With no method
+ * none offers a payment; otherwise each names every accepted network and no other.
+ */
+async function expectAgentDocumentsMatch(fx: Fixture, expectedNetworks: string[]): Promise<void> {
+  const none = expectedNetworks.length === 0;
+  const others = ALL_NETWORKS.filter((n) => !expectedNetworks.includes(n));
+
+  const card = (await fx.json("/.well-known/agent-card.json")).body as J;
+  for (const path of ["/agent.json", "/.well-known/agent.json"]) expect((await fx.json(path)).body, path).toEqual(card);
+  const cardPayment = JSON.stringify({ description: card.description, schemes: card.securitySchemes, extensions: card.capabilities.extensions });
+  if (none) {
+    expect(card.securitySchemes.x402).toBeUndefined();
+    expect(card.security).toEqual([{ ApiKeyAuth: [] }, { BundleToken: [] }]);
+    expect(card.capabilities.extensions).toEqual([]);
+    expect(card.description).not.toMatch(/a2a-x402|USDC/);
+  } else {
+    expect(card.security).toContainEqual({ x402: [] });
+    expect(card.capabilities.extensions).toEqual([expect.objectContaining({ uri: "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2", required: false })]);
+    for (const net of expectedNetworks) {
+      expect(card.capabilities.extensions[0].description, `a2a-x402 extension names ${net}`).toContain(net);
+      expect(card.securitySchemes.x402.description, `x402 scheme names ${net}`).toContain(net);
+    }
+  }
+
+  const tools = await paidTools(fx);
+  const init = await mcpRpc(fx, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "payment-methods-test", version: "1.0.0" } });
+  for (const t of tools) {
+    const payment = t.inputSchema.properties.payment.description as string;
+    if (none) {
+      expect(t.description, t.name).not.toMatch(/x402 payment|per-call payment of|USDC on/);
+      expect(payment, t.name).toMatch(/not configured on this instance/);
+    } else {
+      for (const net of expectedNetworks) {
+        expect(t.description, `${t.name} names ${net}`).toContain(net);
+        expect(payment, `${t.name} payment argument names ${net}`).toContain(net);
+      }
+    }
+    // (A product's description may name a network as data, e.g. Base gas; an offer names the asset on it.)
+    for (const net of others) {
+      expect(t.description, `${t.name} must not offer ${net}`).not.toContain(`USDC on ${net}`);
+      expect(payment, `${t.name} payment argument must not offer ${net}`).not.toContain(net);
+    }
+  }
+  if (none) expect(init.instructions).toMatch(/takes no per-call payment/);
+  else for (const net of expectedNetworks) expect(init.instructions, `instructions name ${net}`).toContain(net);
+
+  const home = await pageText(fx, "/");
+  const wallet = await pageText(fx, "/wallet");
+  if (none) {
+    expect(home).toMatch(/this instance takes no per-call payment/);
+    expect(home).not.toMatch(/x402 USDC|USDC on|on Base/);
+    expect(wallet).toMatch(/does not take USDC payments from browser wallets/);
+    expect(wallet).not.toMatch(/on Base/);
+  } else {
+    for (const net of expectedNetworks) expect(home, `the home page names ${net}`).toContain(`USDC on ${net}`);
+    expect(home).not.toMatch(/x402 USDC on Base/);
+  }
+  if (expectedNetworks.includes("eip155:8453")) expect(wallet).toMatch(/Connect a browser wallet on Base and buy a prepaid bundle with USDC/);
+  for (const net of others) {
+    expect(home.includes(net), `the home page must not offer ${net}`).toBe(false);
+    expect(wallet.includes(net), `/wallet must not offer ${net}`).toBe(false);
+    expect(cardPayment.includes(net), `the agent card must not offer ${net}`).toBe(false);
+  }
+
+  const root = (await fx.json("/.well-known/oauth-protected-resource")).body as J;
+  const discovery = (await fx.json("/.well-known/x402")).body as J;
+  if (none) {
+    expect(root.x402).toBeNull();
+    expect(root.authorization_mechanism).not.toBe("x402");
+    // x402 indexers take every listed resource as payable with x402: none is.
+    expect(discovery.resources).toEqual([]);
+  } else {
+    expect(root.authorization_mechanism).toBe("x402");
+    expect(methodNetworks(root.x402.methods)).toEqual(expect.arrayContaining(expectedNetworks));
+    expect(discovery.resources.map((r: string) => new URL(r).pathname)).toEqual(PRODUCTS.map((p) => p.path));
+  }
+  for (const net of others) expect(JSON.stringify(root).includes(net), `the protected-resource metadata must not offer ${net}`).toBe(false);
+}
+
 describe("no per-call method configured", () => {
   let fx: Fixture;
   beforeAll(async () => {
@@ -171,6 +294,17 @@ describe("no per-call method configured", () => {
     const r = await paid402(fx, FNG);
     expect(r.body.instruction).toMatch(/not configured/);
     expect(r.body.alternatives).toEqual({ bundle: "/v1/bundle", free_key: "/v1/free-key" });
+  });
+
+  it("a browser opening a paid URL is not offered a wallet payment: the paywall points to bundles and keys", async () => {
+    const res = await fx.get("/v1/fng", { headers: { Accept: "text/html" } });
+    expect(res.status).toBe(402);
+    expect(res.headers.get("payment-required")).toBeNull();
+    const html = await res.text();
+    expect(html).toContain("See how to pay for this call");
+    expect(html).not.toMatch(/with a browser wallet/);
+    const page = await pageText(fx, "/pay/v1/fng");
+    expect(page).toMatch(/does not take per-call payments from browser wallets/);
   });
 
   it("a payment is refused clearly, and HEAD answers the same 402 headers", async () => {
@@ -195,17 +329,22 @@ function solanaSecret(): { secret: string; address: string } {
 /**
  * A remote facilitator (the HTTP protocol of @x402/core's HTTPFacilitatorClient) that
  * accepts every payment at verification and refuses every settlement: how a settlement
- * failure looks from the service.
+ * failure looks from the service. Its /supported answer (which names the Solana fee
+ * payer) waits for `supported` when given: until then Solana is not usable.
  */
-async function refusingFacilitator(feePayer: string): Promise<{ url: string; stop(): Promise<void> }> {
+async function refusingFacilitator(feePayer: string, supported: Promise<void> = Promise.resolve()): Promise<{ url: string; stop(): Promise<void>; supportedAsked(): number }> {
+  let asked = 0;
   const server = http.createServer((req, res) => {
     let body = "";
     req.on("data", (d: Buffer) => (body += d.toString()));
-    req.on("end", () => {
-      res.writeHead(200, { "content-type": "application/json" });
+    req.on("end", async () => {
       if (req.url === "/supported") {
+        asked++;
+        await supported;
+        res.writeHead(200, { "content-type": "application/json" });
         return res.end(JSON.stringify({ kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:8453" }, { x402Version: 2, scheme: "exact", network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", extra: { feePayer } }], extensions: [], signers: {} }));
       }
+      res.writeHead(200, { "content-type": "application/json" });
       const { paymentPayload } = JSON.parse(body || "{}");
       const payer = paymentPayload?.payload?.authorization?.from;
       if (req.url === "/verify") return res.end(JSON.stringify({ isValid: true, payer }));
@@ -213,7 +352,7 @@ async function refusingFacilitator(feePayer: string): Promise<{ url: string; sto
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stop: () => new Promise<void>((r) => server.close(() => r())) };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stop: () => new Promise<void>((r) => server.close(() => r())), supportedAsked: () => asked };
 }
 
 describe("EVM + Solana + XLM configured", () => {
@@ -377,5 +516,59 @@ describe("EVM only, on a local chain", () => {
     expect(res.status).toBe(200);
     const t = res.headers.get("server-timing")!;
     for (const phase of ["verify", "handler", "settle"]) expect(t).toMatch(new RegExp(`${phase};(desc="[^"]*";)?dur=\\d+(\\.\\d+)?`));
+  });
+});
+
+describe("documents kept for reuse follow the registry: Solana turns usable after they were first served", () => {
+  const SOLANA = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
+  let fx: Fixture;
+  let facilitator: Awaited<ReturnType<typeof refusingFacilitator>>;
+  let answerSupported: () => void = () => {};
+
+  beforeAll(async () => {
+    const supported = new Promise<void>((r) => (answerSupported = r));
+    facilitator = await refusingFacilitator(solanaSecret().address, supported);
+    fx = await startFixture({
+      env: {
+        ...NO_METHODS,
+        PAY_TO_ADDRESS: "0x00000000000000000000000000000000000d15c0",
+        FACILITATOR_URL: facilitator.url,
+        SOLANA_PAY_TO_ADDRESS: solanaSecret().address,
+        // The held /supported request must not time out (a failed one is retried only after 30 s).
+        PAYMENT_TIMEOUT_MS: "120000",
+        CACHE_DISABLED: "1",
+      },
+    });
+  }, 180_000);
+  afterAll(async () => {
+    answerSupported();
+    await fx?.close();
+    await facilitator?.stop();
+  });
+
+  /** The networks of every x-payment-info offer in an OpenAPI document. */
+  const offered = (oas: J) => [...new Set(Object.values(oas.paths as Record<string, J>).flatMap((item) => (item.get?.["x-payment-info"]?.offers ?? []).map((o: J) => o.network as string)))];
+  const acceptsOf = async () => JSON.parse(Buffer.from((await paid402(fx, FNG)).header!, "base64").toString("utf8")).accepts.map((a: Requirement) => a.network) as string[];
+
+  it("OpenAPI, spec.pdf and MCP tools/list fetched before omit Solana; fetched again after, they name it", async () => {
+    // Before: the facilitator has been asked for its fee payer and has not answered.
+    const oasBefore = (await fx.json("/openapi.json")).body as J;
+    const pdfBefore = (await pdfText(fx)).replace(/\s+/g, "");
+    const toolsBefore = await paidTools(fx);
+    await vi.waitFor(() => expect(facilitator.supportedAsked()).toBeGreaterThan(0), { timeout: 10_000 });
+    expect(await acceptsOf()).toEqual(["eip155:8453"]);
+    expect(offered(oasBefore)).toEqual(["eip155:8453"]);
+    expect(pdfBefore).not.toContain(SOLANA);
+    for (const t of toolsBefore) expect(t.description, t.name).not.toContain(SOLANA);
+
+    answerSupported();
+    await vi.waitFor(async () => expect(await acceptsOf()).toEqual(["eip155:8453", SOLANA]), { timeout: 15_000, interval: 250 });
+
+    const oasAfter = (await fx.json("/openapi.json")).body as J;
+    expect(offered(oasAfter)).toEqual(["eip155:8453", SOLANA]);
+    expect((await pdfText(fx)).replace(/\s+/g, "")).toContain(SOLANA);
+    for (const t of await paidTools(fx)) expect(t.description, t.name).toContain(SOLANA);
+    // And every other document agrees with the 402 now.
+    await expectDocumentsMatch402(fx, ["eip155:8453", SOLANA]);
   });
 });

@@ -4,8 +4,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { PaywallApp } from "@/app/pay/[...path]/paywall-app";
 import { productByPath } from "@/lib/catalog";
-import { env } from "@/lib/config/env";
-import { usableMethods } from "@/lib/payments/methods/registry";
+import { usableMethod } from "@/lib/payments/methods/registry";
 import { usdLabel } from "@/lib/payments/price";
 import { FREE_KEY } from "@/lib/web/endpoints";
 
@@ -21,8 +20,8 @@ export default async function PayPage({ params, searchParams }: Props) {
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(await searchParams)) for (const one of [v].flat()) if (one !== undefined) query.append(k, one);
   const target = `${product.path}${query.size ? `?${query}` : ""}`;
-  const cfg = env();
-  const evm = usableMethods().some((m) => m.id === "evm-exact");
+  // The paywall pays with the EVM method's facts (network, token), as the 402 offers them.
+  const evm = usableMethod("evm-exact")?.facts() ?? null;
   return (
     <>
       <h1>Payment required</h1>
@@ -30,7 +29,7 @@ export default async function PayPage({ params, searchParams }: Props) {
         <strong>{product.title}</strong> (<code>{target}</code>) costs {usdLabel(product.httpPrice)} per call. {product.description}
       </p>
       {evm ? (
-        <PaywallApp target={target} priceLabel={usdLabel(product.httpPrice)} network={cfg.X402_NETWORK} usdcAddress={cfg.USDC_ADDRESS as `0x${string}`} />
+        <PaywallApp target={target} priceLabel={usdLabel(product.httpPrice)} network={evm.network} usdcAddress={evm.asset.address as `0x${string}`} />
       ) : (
         <p className="card" data-testid="paywall-no-wallet">
           This instance does not take per-call payments from browser wallets. Pay with a prepaid bundle token (<a href="/wallet">wallet &amp; bundles</a>) or a free-tier API key (

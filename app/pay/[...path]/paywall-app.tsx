@@ -1,5 +1,5 @@
 "use client";
-// The interactive paywall: connect a browser wallet on Base, pay for one call of the paid
+// The interactive paywall: connect a browser wallet (on the wagmi target chain), pay for one call of the paid
 // URL with the official x402 client (the same code as the wallet page), show the answer.
 import { useEffect, useState } from "react";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
@@ -7,7 +7,7 @@ import { WagmiProvider, useConnect, useConnection, useConnectors, useSignTypedDa
 import type { ClientEvmSigner } from "@x402/evm";
 import { chainName, injectedProvider, makeWagmiConfig, TARGET_CHAIN } from "@/lib/web/wagmi";
 import { evmChainId } from "@/lib/payments/x402/eip3009";
-import { explainPurchaseError, PurchaseError, requestRequirement, signPayment, submitPayment, tokenBalance, usdc, WRONG_NETWORK_MESSAGE } from "@/lib/web/x402-browser";
+import { explainPurchaseError, PurchaseError, requestRequirement, signPayment, submitPayment, tokenBalance, usdc, wrongNetworkMessage } from "@/lib/web/x402-browser";
 
 interface Props {
   /** The paid URL's path and query, e.g. /v1/fng. */
@@ -51,17 +51,18 @@ function Paywall({ target, priceLabel, network }: Props) {
   const announced = connectors.filter((c) => c.id !== "injected");
   const choices = announced.length ? announced : connectors.filter((c) => c.id === "injected");
   const hasWallet = mounted && (announced.length > 0 || Boolean(injectedProvider()));
+  const wrongNetwork = wrongNetworkMessage(TARGET_CHAIN.name, "this call");
 
   async function pay() {
     setResult(null);
     const say = (tone: "info" | "error" | "success", text: string, kind?: string) => setStatus({ tone, text, kind });
     if (!connected || !address) return say("error", "Connect a wallet first. Nothing was charged.", "not_connected");
-    if (!onTarget) return say("error", WRONG_NETWORK_MESSAGE, "wrong_network");
+    if (!onTarget) return say("error", wrongNetwork, "wrong_network");
     setBusy(true);
     try {
       say("info", "Requesting the payment terms…");
       const { envelope, accepted } = await requestRequirement(target);
-      if (evmChainId(accepted.network) !== conn.chainId) throw new PurchaseError("wrong_network", WRONG_NETWORK_MESSAGE);
+      if (evmChainId(accepted.network) !== conn.chainId) throw new PurchaseError("wrong_network", wrongNetwork);
       const provider = (await conn.connector!.getProvider()) as Parameters<typeof tokenBalance>[0];
       const held = await tokenBalance(provider, accepted.asset, address);
       if (held < BigInt(accepted.amount)) {
@@ -101,7 +102,7 @@ function Paywall({ target, priceLabel, network }: Props) {
           </dl>
           {!onTarget ? (
             <button type="button" onClick={() => switchChain.mutate({ chainId: TARGET_CHAIN.id })}>
-              Switch to Base
+              Switch to {TARGET_CHAIN.name}
             </button>
           ) : (
             <button type="button" onClick={pay} disabled={busy}>

@@ -7,16 +7,14 @@ import { attest } from "@/lib/attestation";
 import { simplePrice } from "@/lib/market/sources/coingecko";
 import { TICKERS, type Ticker } from "@/lib/market/tickers";
 import { UnavailableError } from "@/lib/errors";
+import { plainDecimal, round } from "@/lib/market/signals/math";
 
 const SYMBOLS = Object.keys(TICKERS).map((t) => t.replace(/-USD$/, "").toLowerCase());
 const ALIASES = Object.fromEntries(Object.keys(TICKERS).map((t) => [t, t.replace(/-USD$/, "").toLowerCase()])) as Record<string, string>;
 
 /** A decimal string with up to 8 significant digits and no exponent (the signed form). */
 export function priceString(x: number): string {
-  const s = x.toPrecision(8);
-  const n = Number(s);
-  const decimals = Math.max(0, 8 - Math.floor(Math.log10(Math.abs(n))) - 1);
-  return n.toFixed(Math.min(decimals, 20)).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
+  return plainDecimal(x, 8);
 }
 
 export const attestedQuote = defineProduct({
@@ -64,7 +62,7 @@ export const attestedQuote = defineProduct({
       ticker: ticker.toUpperCase(),
       pair,
       price_usd: Number(price),
-      change_24h_pct: q.usd24hChangePct === null ? null : Math.round(q.usd24hChangePct * 100) / 100,
+      change_24h_pct: q.usd24hChangePct === null ? null : round(q.usd24hChangePct, 2),
       source: "coingecko" as const,
       ts,
       attestation,

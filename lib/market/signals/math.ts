@@ -21,6 +21,33 @@ export function round(x: number, dp = 4): number {
   return Object.is(out, -0) ? 0 : out;
 }
 
+/**
+ * Round to `digits` significant digits (prices spanning 1e-5..1e5, gas in gwei).
+ * Non-finite values pass through; -0 becomes 0 (JSON never shows "-0").
+ */
+export function sig(x: number, digits: number): number {
+  if (x === 0) return 0;
+  if (!Number.isFinite(x)) return x;
+  return Number(x.toPrecision(digits));
+}
+
+/** `f(x)` for a finite number; null for null, undefined and non-finite values (unknown stays unknown, never 0 or NaN). */
+export function finiteOrNull(x: number | null | undefined, f: (x: number) => number): number | null {
+  return x === null || x === undefined || !Number.isFinite(x) ? null : f(x);
+}
+
+/**
+ * `x` to `digits` significant digits as a plain decimal string: no exponent, no trailing
+ * zeros (1.2345678e-7 → "0.00000012345678", 64250.1 → "64250.1"). For values that are
+ * signed or compared as text, where "1e-7" or "1.50000" would be a different string.
+ */
+export function plainDecimal(x: number, digits: number): string {
+  const n = sig(x, digits);
+  if (n === 0 || !Number.isFinite(n)) return String(n);
+  const decimals = Math.max(0, digits - Math.floor(Math.log10(Math.abs(n))) - 1);
+  return n.toFixed(Math.min(decimals, 20)).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
+}
+
 /** Sum of an array (0 for empty). */
 export function sum(xs: readonly number[]): number {
   let s = 0;

@@ -1,22 +1,24 @@
-/** Output rounding for the XLM products: unknown stays null, never 0 or NaN. */
+/**
+ * Output rounding defaults of the XLM products (prices to 7 significant digits, other
+ * figures to 4 decimals) over the one rounding helper, lib/market/signals/math.ts.
+ * Unknown stays null, never 0 or NaN.
+ */
+import { finiteOrNull, round, sig as significant } from "@/lib/market/signals/math";
 
-/** `sigDigits` significant digits (prices: 7). */
-export function sig(x: number, sigDigits = 7): number {
-  if (!Number.isFinite(x) || x === 0) return x;
-  return Number(x.toPrecision(sigDigits));
+/** `digits` significant digits (prices: 7). */
+export function sig(x: number, digits = 7): number {
+  return significant(x, digits);
 }
 
 /** `places` decimal places; -0 becomes 0. */
 export function dp(x: number, places = 4): number {
-  const r = Number(Math.round(Number(`${x}e${places}`)) + `e-${places}`);
-  const out = Number.isFinite(r) ? r : Math.round(x * 10 ** places) / 10 ** places;
-  return Object.is(out, -0) ? 0 : out;
+  return round(x, places);
 }
 
-export function sigOrNull(x: number | null | undefined, sigDigits = 7): number | null {
-  return x === null || x === undefined || !Number.isFinite(x) ? null : sig(x, sigDigits);
+export function sigOrNull(x: number | null | undefined, digits = 7): number | null {
+  return finiteOrNull(x, (v) => sig(v, digits));
 }
 
 export function dpOrNull(x: number | null | undefined, places = 4): number | null {
-  return x === null || x === undefined || !Number.isFinite(x) ? null : dp(x, places);
+  return finiteOrNull(x, (v) => dp(v, places));
 }

@@ -5,7 +5,7 @@
  * weights are renormalised; with all three down there is no score (UnavailableError).
  *
  * `xlmSnapshot` is the full object (/v1/sentiment and the free MCP tool
- * get_xlm_sentiment); `sampleSnapshot` the reduced one for the free /v1/sample.
+ * get_xlm_sentiment); `sampleFromSnapshot` the reduced one for the free /v1/sample.
  */
 import { z } from "zod";
 import { UnavailableError } from "@/lib/errors";
@@ -186,12 +186,7 @@ async function paidPointers(): Promise<string> {
   return parts.join("; ");
 }
 
-/** Reduced snapshot for the free /v1/sample: score, label, price and a pointer to the paid data. */
-export async function sampleSnapshot(now: Date): Promise<SampleSnapshot> {
-  return sampleFromSnapshot(await xlmSnapshot(now));
-}
-
-/** The /v1/sample reduction of a full snapshot. */
+/** The /v1/sample reduction of a full snapshot (score, label, price and a pointer to the paid data). */
 export async function sampleFromSnapshot(snap: XlmSnapshot): Promise<SampleSnapshot> {
   const pointers = await paidPointers();
   return {

@@ -87,6 +87,7 @@ export function evmExactMethod(): PaymentMethod {
     facts: () => ({
       id: "evm-exact",
       label: `USDC on ${cfg.X402_NETWORK}`,
+      scheme: "exact",
       network: cfg.X402_NETWORK,
       asset: { symbol: "USDC", address: cfg.USDC_ADDRESS, decimals: 6 },
       payTo: cfg.PAY_TO_ADDRESS!,

@@ -16,7 +16,7 @@ import type { DecodedPayment } from "@/lib/payments/x402/codec";
 import { evmConfigured, evmExactMethod } from "@/lib/payments/methods/evm-exact";
 import { svmConfigured, svmExactMethod } from "@/lib/payments/methods/svm-exact";
 import { xlmMemoMethod } from "@/lib/payments/methods/xlm-memo";
-import type { DiscoveryOffer, MethodFacts, PaymentMethod, PriceContext } from "@/lib/payments/methods/types";
+import type { DiscoveryOffer, MethodFacts, MethodId, PaymentMethod, PriceContext } from "@/lib/payments/methods/types";
 
 export type { DiscoveryOffer, MethodFacts, MethodId, PaymentMethod, PriceContext } from "@/lib/payments/methods/types";
 
@@ -27,7 +27,7 @@ const CANDIDATES: Array<{ enabled: (cfg: Env) => boolean; make: () => PaymentMet
   { enabled: (cfg) => Boolean(cfg.STELLAR_PAY_TO_ADDRESS), make: xlmMemoMethod },
 ];
 
-const registry = () => processState<{ cfg: Env | null; methods: readonly PaymentMethod[] }>("payments.methods", () => ({ cfg: null, methods: [] }));
+const registry = () => processState<{ cfg: Env | null; methods: readonly PaymentMethod[]; generation: number }>("payments.methods", () => ({ cfg: null, methods: [], generation: 0 }));
 
 /** The registered methods (configured; some may not be usable yet, see `usable()`). */
 export function paymentMethods(): readonly PaymentMethod[] {
@@ -36,6 +36,7 @@ export function paymentMethods(): readonly PaymentMethod[] {
   if (r.cfg !== cfg) {
     r.methods = CANDIDATES.filter((c) => c.enabled(cfg)).map((c) => c.make());
     r.cfg = cfg;
+    r.generation++;
   }
   return r.methods;
 }
@@ -43,6 +44,23 @@ export function paymentMethods(): readonly PaymentMethod[] {
 /** Methods that can take a payment now. */
 export function usableMethods(): PaymentMethod[] {
   return paymentMethods().filter((m) => m.usable());
+}
+
+/** The usable method `id`, or null (a page that pays with one method asks for its facts). */
+export function usableMethod(id: MethodId): PaymentMethod | null {
+  return usableMethods().find((m) => m.id === id) ?? null;
+}
+
+/**
+ * What the registry offers right now, as a short string: it changes when the
+ * configuration is read again or a method turns usable (Solana through a remote
+ * facilitator, once its /supported answer named the fee payer). Documents built from the
+ * registry and kept for reuse (OpenAPI, the PDF, the MCP tool list) are keyed on it, so
+ * none keeps describing an older set of methods than the 402 offers.
+ */
+export function paymentMethodsVersion(): string {
+  const usable = usableMethods();
+  return `${registry().generation}:${usable.map((m) => m.id).join(",")}`;
 }
 
 /** Whether any per-call payment is accepted (otherwise only bundles and keys are). */

@@ -147,6 +147,7 @@ export function svmExactMethod(): PaymentMethod {
     facts: () => ({
       id: "svm-exact",
       label: `USDC on ${network}`,
+      scheme: "exact",
       network,
       asset: { symbol: "USDC", address: cfg.SOLANA_USDC_MINT, decimals: 6 },
       payTo: cfg.SOLANA_PAY_TO_ADDRESS!,

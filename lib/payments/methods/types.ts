@@ -41,6 +41,8 @@ export interface MethodFacts {
   id: MethodId;
   /** "USDC on eip155:8453", "native XLM on stellar:pubnet". */
   label: string;
+  /** The x402 scheme a payload names ("exact", "xlm-memo"). */
+  scheme: string;
   network: string;
   asset: { symbol: string; address: string; decimals: number };
   payTo: string;

@@ -108,6 +108,7 @@ export function xlmMemoMethod(): PaymentMethod {
     facts: () => ({
       id: "xlm-memo",
       label: `native XLM on ${network}`,
+      scheme: XLM_SCHEME,
       network,
       asset: { symbol: "XLM", address: "native", decimals: 7 },
       payTo,

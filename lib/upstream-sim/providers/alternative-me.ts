@@ -1,6 +1,6 @@
 /** Simulated alternative.me: `/fng/?limit=N` in the real wire format (strings, newest first). */
 import { fngAt } from "@/lib/upstream-sim/world";
-import type { SimProvider } from "@/lib/upstream-sim/server";
+import type { SimProvider } from "@/lib/upstream-sim/provider";
 
 const DAY = 86_400_000;
 

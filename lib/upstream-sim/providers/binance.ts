@@ -6,7 +6,7 @@
  * the simulator's fault control, using the answers below.
  */
 import { priceAt, volume24hUsd } from "@/lib/upstream-sim/world";
-import type { Fault, SimProvider } from "@/lib/upstream-sim/server";
+import type { Fault, SimProvider } from "@/lib/upstream-sim/provider";
 import { venueMidAt, venueQuote, venueRange } from "@/lib/upstream-sim/providers/xlm-venues";
 
 const DAY = 86_400_000;

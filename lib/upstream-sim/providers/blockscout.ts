@@ -2,7 +2,7 @@
  * Simulated Blockscout (Base) `/api/v2/addresses/{addr}/counters`, consistent with the
  * simulated Base node: transactions = sent (nonce) + incoming, counts as strings.
  */
-import type { SimProvider } from "@/lib/upstream-sim/server";
+import type { SimProvider } from "@/lib/upstream-sim/provider";
 import { simAccount } from "@/lib/upstream-sim/providers/evm-rpc";
 import { hash32 } from "@/lib/upstream-sim/world";
 

@@ -3,7 +3,7 @@
  * a blocked server, for `sim.setFault(provider, ...)`: error 1009 when the site bans the
  * server's country or region, error 1020 when a firewall rule blocks the IP.
  */
-import type { Fault } from "@/lib/upstream-sim/server";
+import type { Fault } from "@/lib/upstream-sim/provider";
 
 const page = (host: string, code: number, text: string) =>
   `<!DOCTYPE html><html lang="en-US"><head><title>Access denied | ${host} used Cloudflare to restrict access</title></head><body><div id="cf-wrapper"><h1><span>Error</span><span>${code}</span></h1><h2>Access denied</h2><p>${text}</p><p>Cloudflare Ray ID: <strong>8f2c1a7b9d3e4f10</strong></p></div></body></html>`;

@@ -4,7 +4,7 @@
  * `{message}` errors).
  */
 import { priceAt, volume24hUsd } from "@/lib/upstream-sim/world";
-import type { SimProvider } from "@/lib/upstream-sim/server";
+import type { SimProvider } from "@/lib/upstream-sim/provider";
 import { venueMidAt, venueQuote, venueRange } from "@/lib/upstream-sim/providers/xlm-venues";
 
 const DAY = 86_400_000;

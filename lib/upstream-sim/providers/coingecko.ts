@@ -4,7 +4,7 @@
  * 365 days of history, `interval=hourly`) and, with a budget set, its 429 to bursts.
  */
 import { change24hPct, priceAt, volume24hUsd, type World } from "@/lib/upstream-sim/world";
-import type { SimProvider, SimResponse } from "@/lib/upstream-sim/server";
+import type { SimProvider, SimResponse } from "@/lib/upstream-sim/provider";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -8,7 +8,7 @@
  */
 import { getAddress, keccak256, toBytes } from "viem";
 import { hash32, priceAt, type World } from "@/lib/upstream-sim/world";
-import type { SimProvider } from "@/lib/upstream-sim/server";
+import type { SimProvider } from "@/lib/upstream-sim/provider";
 
 const unit = (s: string) => hash32(s) / 4294967296;
 const B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";

@@ -5,7 +5,7 @@
  * cover (Base), with the reason in `result`.
  */
 import type { World } from "@/lib/upstream-sim/world";
-import type { SimProvider, SimResponse } from "@/lib/upstream-sim/server";
+import type { SimProvider, SimResponse } from "@/lib/upstream-sim/provider";
 import { baseFeeWei, blockAt, gasUsedRatio, tipWei } from "@/lib/upstream-sim/providers/evm-rpc";
 
 const notOk = (result: string): SimResponse => ({ body: { status: "0", message: "NOTOK", result } });

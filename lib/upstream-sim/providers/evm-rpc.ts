@@ -21,7 +21,7 @@ import {
   type Hex,
 } from "viem";
 import { hash32, type World } from "@/lib/upstream-sim/world";
-import type { SimProvider, SimRequest, SimResponse } from "@/lib/upstream-sim/server";
+import type { SimProvider, SimRequest, SimResponse } from "@/lib/upstream-sim/provider";
 
 export type SimChain = "eth" | "base";
 

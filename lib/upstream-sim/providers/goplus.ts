@@ -10,7 +10,7 @@
  */
 import { keccak256, toBytes } from "viem";
 import { hash32, type World } from "@/lib/upstream-sim/world";
-import type { SimProvider, SimResponse } from "@/lib/upstream-sim/server";
+import type { SimProvider, SimResponse } from "@/lib/upstream-sim/provider";
 
 const unit = (s: string) => hash32(s) / 4294967296;
 const hexAddr = (key: string) => keccak256(toBytes(key)).slice(0, 42);

@@ -4,7 +4,7 @@
  * Horizon's problem+json errors, paging parameters and number formatting.
  */
 import { hash32, prng, type World } from "@/lib/upstream-sim/world";
-import type { SimResponse } from "@/lib/upstream-sim/server";
+import type { SimResponse } from "@/lib/upstream-sim/provider";
 
 export const USDC_ISSUER = "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
 export const LEDGER_MS = 5_500;

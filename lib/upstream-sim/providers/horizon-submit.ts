@@ -14,7 +14,7 @@
 import { FeeBumpTransaction, Keypair, Networks, TransactionBuilder, type Transaction } from "@stellar/stellar-sdk";
 import type { World } from "@/lib/upstream-sim/world";
 import { hex, signedBy } from "@/lib/payments/xlm/bytes";
-import type { SimRequest, SimResponse } from "@/lib/upstream-sim/server";
+import type { SimRequest, SimResponse } from "@/lib/upstream-sim/provider";
 import { closeTime, horizonTime, problem, sequenceAt } from "@/lib/upstream-sim/providers/horizon-chain";
 
 export interface SimStellarPayment {

@@ -5,7 +5,7 @@
  * next ledger to close, and carry that ledger's close time.
  */
 import { gaussian, HISTORY_DAYS, priceAt, type World } from "@/lib/upstream-sim/world";
-import type { SimRequest, SimResponse } from "@/lib/upstream-sim/server";
+import type { SimRequest, SimResponse } from "@/lib/upstream-sim/provider";
 import {
   accountId,
   amount7,

@@ -7,7 +7,7 @@
  * deterministic per world and ledger, and a new ledger closes every ~5.5 s.
  */
 import { gaussian, priceAt, type World } from "@/lib/upstream-sim/world";
-import type { SimProvider, SimRequest, SimResponse } from "@/lib/upstream-sim/server";
+import type { SimProvider, SimRequest, SimResponse } from "@/lib/upstream-sim/provider";
 import {
   amount7,
   badRequest,

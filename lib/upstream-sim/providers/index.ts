@@ -1,5 +1,5 @@
 /** Every simulated provider; each module speaks one provider's wire format. */
-import type { SimProvider } from "@/lib/upstream-sim/server";
+import type { SimProvider } from "@/lib/upstream-sim/provider";
 import { alternativeMeSim } from "@/lib/upstream-sim/providers/alternative-me";
 import { coingeckoSim } from "@/lib/upstream-sim/providers/coingecko";
 import { XLM_SIMS } from "@/lib/upstream-sim/providers/xlm-family";

@@ -1,4 +1,4 @@
 /** Simulated providers of the markets family. */
-import type { SimProvider } from "@/lib/upstream-sim/server";
+import type { SimProvider } from "@/lib/upstream-sim/provider";
 
 export const MARKETS_SIMS: SimProvider[] = [];

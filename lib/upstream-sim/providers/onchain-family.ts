@@ -1,5 +1,5 @@
 /** Simulated providers of the onchain family. */
-import type { SimProvider } from "@/lib/upstream-sim/server";
+import type { SimProvider } from "@/lib/upstream-sim/provider";
 import { etherscanSim } from "@/lib/upstream-sim/providers/etherscan";
 import { baseRpcSim, ethRpcSim } from "@/lib/upstream-sim/providers/evm-rpc";
 import { polymarketSim } from "@/lib/upstream-sim/providers/polymarket";

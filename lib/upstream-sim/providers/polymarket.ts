@@ -6,7 +6,7 @@
  * Two thin markets have no `volume24hr` yet and one has no prices yet.
  */
 import { hash32, type World } from "@/lib/upstream-sim/world";
-import type { SimProvider, SimResponse } from "@/lib/upstream-sim/server";
+import type { SimProvider, SimResponse } from "@/lib/upstream-sim/provider";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -1,5 +1,5 @@
 /** Simulated providers of the xlm family: Stellar Horizon and the three CEX tickers. */
-import type { SimProvider } from "@/lib/upstream-sim/server";
+import type { SimProvider } from "@/lib/upstream-sim/provider";
 import { horizonSim } from "@/lib/upstream-sim/providers/horizon";
 import { krakenSim } from "@/lib/upstream-sim/providers/kraken";
 import { coinbaseSim } from "@/lib/upstream-sim/providers/coinbase";

@@ -22,10 +22,12 @@ export const ACCOUNTS = {
   settleFails: 7,
   /** Its balance drops between the page's balance check and the service's verification. */
   drained: 8,
+  /** Pays from the paywall page: its spec runs beside the wallet spec, so it has its own payer (the token minter at setup, nothing after). */
+  paywallPayer: 9,
 } as const;
 
 /** Accounts the global setup funds with FUNDED_USDC. */
-export const FUNDED = [ACCOUNTS.payer, ACCOUNTS.rejecter, ACCOUNTS.wrongNetwork, ACCOUNTS.settleFails, ACCOUNTS.drained] as const;
+export const FUNDED = [ACCOUNTS.payer, ACCOUNTS.rejecter, ACCOUNTS.wrongNetwork, ACCOUNTS.settleFails, ACCOUNTS.drained, ACCOUNTS.paywallPayer] as const;
 
 /** USDC (6 decimals) minted to each paying account: 1 USDC. */
 export const FUNDED_USDC = 1_000_000n;

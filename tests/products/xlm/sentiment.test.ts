@@ -7,7 +7,8 @@ import { sentiment } from "@/lib/catalog/products/xlm/sentiment";
 import { XLM_PRODUCTS } from "@/lib/catalog/products/xlm";
 import { resetEnvForTests } from "@/lib/config/env";
 import { UnavailableError } from "@/lib/errors";
-import { sampleSnapshot, xlmSnapshot } from "@/lib/market/xlm/snapshot";
+import { sampleFromSnapshot, xlmSnapshot } from "@/lib/market/xlm/snapshot";
+import { freeSnapshot } from "@/lib/catalog/free-snapshot";
 import { useSimulator } from "../../helpers/in-process";
 import { freezeTime, raw, rawBookXlm, total } from "./raw";
 
@@ -155,8 +156,9 @@ describe("GET /v1/sentiment", () => {
 describe("reduced sample snapshot", () => {
   it("carries only sentiment, label, price, ts and a note pointing to the paid endpoints", async () => {
     freezeTime();
-    const s = await sampleSnapshot(new Date());
-    const full = await xlmSnapshot(new Date());
+    // The path /v1/sample takes: the shared free snapshot, reduced.
+    const s = await sampleFromSnapshot(await freeSnapshot());
+    const full = await run();
     expect(Object.keys(s).sort()).toEqual(["label", "note", "price_usd", "sentiment", "ts"]);
     expect(s.sentiment).toBe(full.sentiment);
     expect(s.price_usd).toBe(full.price_usd);

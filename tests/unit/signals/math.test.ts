@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assertPositiveInt, isFiniteNumber, mean, median, round, stdDev, sum } from "@/lib/market/signals/math";
+import { assertPositiveInt, finiteOrNull, isFiniteNumber, mean, median, plainDecimal, round, sig, stdDev, sum } from "@/lib/market/signals/math";
 import * as signals from "@/lib/market/signals";
 
 describe("math helpers", () => {
@@ -15,6 +15,34 @@ describe("math helpers", () => {
   });
   it("round keeps non-finite values", () => {
     expect(Number.isNaN(round(Number.NaN))).toBe(true);
+  });
+  it.each([
+    [0.123456789, 7, 0.1234568],
+    [64250.12345, 7, 64250.12],
+    [0.0051234567, 6, 0.00512346],
+    [-1.23456789e-9, 3, -1.23e-9],
+    [0, 6, 0],
+  ])("sig(%d, %d) = %d", (x, digits, out) => {
+    expect(sig(x, digits)).toBe(out);
+  });
+  it("sig keeps non-finite values and never answers -0", () => {
+    expect(Object.is(sig(-0, 6), 0)).toBe(true);
+    expect(Number.isNaN(sig(Number.NaN, 6))).toBe(true);
+    expect(sig(Number.POSITIVE_INFINITY, 6)).toBe(Number.POSITIVE_INFINITY);
+  });
+  it("finiteOrNull: unknown stays null, never 0 or NaN", () => {
+    for (const x of [null, undefined, Number.NaN, Number.NEGATIVE_INFINITY]) expect(finiteOrNull(x, (v) => round(v, 2))).toBeNull();
+    expect(finiteOrNull(1.005, (v) => round(v, 2))).toBe(1.01);
+  });
+  it.each([
+    [64250.123456, 8, "64250.123"],
+    [1.2345678912e-7, 8, "0.00000012345679"],
+    [1.5, 8, "1.5"],
+    [100, 8, "100"],
+    [0.1 + 0.2, 8, "0.3"],
+    [0, 8, "0"],
+  ])("plainDecimal(%d, %d) = %s (no exponent, no trailing zeros)", (x, digits, out) => {
+    expect(plainDecimal(x, digits)).toBe(out);
   });
   it("sum / mean / median", () => {
     expect(sum([])).toBe(0);

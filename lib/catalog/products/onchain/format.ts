@@ -1,22 +1,23 @@
-/** Number formatting shared by the on-chain products (unknown stays null, never 0/NaN). */
-import { round } from "@/lib/market/signals/math";
+/**
+ * Number formatting shared by the on-chain products (6 significant digits: gas on Base
+ * is ~0.005 gwei, on Ethereum ~20) over the one rounding helper,
+ * lib/market/signals/math.ts. Unknown stays null, never 0 or NaN.
+ */
+import { finiteOrNull, round, sig as significant } from "@/lib/market/signals/math";
 
-/** Rounds to `digits` significant digits (gas on Base is ~0.005 gwei, on Ethereum ~20). */
+/** Rounds to `digits` significant digits (6 by default). */
 export function sig(x: number, digits = 6): number {
-  if (!Number.isFinite(x) || x === 0) return x;
-  const r = Number(x.toPrecision(digits));
-  return Object.is(r, -0) ? 0 : r;
+  return significant(x, digits);
 }
 
 /** `sig` that keeps null/undefined/non-finite as null. */
 export function sigOrNull(x: number | null | undefined, digits = 6): number | null {
-  return x === null || x === undefined || !Number.isFinite(x) ? null : sig(x, digits);
+  return finiteOrNull(x, (v) => sig(v, digits));
 }
 
 /** Rounds to `places` decimals; null stays null. */
 export function dpOrNull(x: number | null | undefined, places = 2): number | null {
-  if (x === null || x === undefined || !Number.isFinite(x)) return null;
-  return round(x, places);
+  return finiteOrNull(x, (v) => round(v, places));
 }
 
 /**
