@@ -10,10 +10,15 @@ import { methodFor, type MethodId } from "@/lib/payments/methods/registry";
 
 export type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
 
-/** Thrown errors carry the method that refused (for the refusal log line); undefined when decoding failed. */
-export async function authorizePayment(input: PaymentInput, onMethod?: (id: MethodId) => void): Promise<AuthorizedPayment> {
+/**
+ * `onMethod` learns the method that handles the payment and the payment's own reference
+ * (what the replay guard keys on: EVM `payer:nonce`, the Solana transaction's reference,
+ * the XLM transaction hash) before anything can refuse it, so the refusal log line can
+ * name both; neither is learnt when decoding failed.
+ */
+export async function authorizePayment(input: PaymentInput, onMethod?: (id: MethodId, reference: string | null) => void): Promise<AuthorizedPayment> {
   const decoded = decodePayment(input.payload);
   const method = methodFor(decoded);
-  onMethod?.(method.id);
+  onMethod?.(method.id, method.reference(decoded));
   return method.authorize(decoded, input);
 }
