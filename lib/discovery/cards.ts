@@ -16,6 +16,7 @@ import { docUrl } from "@/lib/discovery/documents";
 import { bundlePaths, freeEndpoint } from "@/lib/catalog/lookup";
 import { A2A_JSONRPC_PATH, A2A_REST_PATH, META, X402_EXTENSION_URI } from "@/lib/a2a/protocol";
 import { a2aSkills } from "@/lib/a2a/skills";
+import { A2A_PRICE_NAME } from "@/lib/catalog/surfaces";
 
 function securitySchemes() {
   return {
@@ -42,7 +43,7 @@ function productSkill(p: AnyProduct) {
   return {
     id: p.id,
     name: p.title,
-    description: `${p.description} Price: ${priceLine(p)}; over A2A the HTTP price.`,
+    description: `${p.description} Price: ${priceLine(p)}; over A2A the ${A2A_PRICE_NAME}.`,
     tags: p.tags,
     examples: [example(p), a2aExample(p.id, params)],
     inputModes: ["application/json"],
@@ -64,7 +65,7 @@ function freeToolSkill(t: ToolInfo) {
 
 const A2A_HOW_TO =
   `A2A: name the skill in message.metadata["${META.skill}"] and put its parameters in one data part; the result is a data artifact with the same JSON as the HTTP answer. ` +
-  `Paid skills cost their HTTP price: pay with the a2a-x402 extension (the task answers input-required with the requirement under metadata["${META.paymentRequired}"]; send the signed PaymentPayload under metadata["${META.paymentPayload}"] on the same task), ` +
+  `Paid skills cost their ${A2A_PRICE_NAME}: pay with the a2a-x402 extension (the task answers input-required with the requirement under metadata["${META.paymentRequired}"]; send the signed PaymentPayload under metadata["${META.paymentPayload}"] on the same task), ` +
   `or put a bundle token in metadata["${META.bundleToken}"] or a free-tier key in metadata["${META.apiKey}"].`;
 
 function skillCards() {
@@ -97,7 +98,7 @@ export function agentCard(base: string): Record<string, unknown> {
       streaming: false,
       pushNotifications: false,
       stateTransitionHistory: false,
-      extensions: [{ uri: X402_EXTENSION_URI, description: "Payments with x402 (standalone flow): USDC per call at the skill's HTTP price; bundle tokens and free-tier keys in message metadata work too.", required: false }],
+      extensions: [{ uri: X402_EXTENSION_URI, description: `Payments with x402 (standalone flow): USDC per call at the skill's ${A2A_PRICE_NAME}; bundle tokens and free-tier keys in message metadata work too.`, required: false }],
     },
     securitySchemes: securitySchemes(),
     security: [{ x402: [] }, { ApiKeyAuth: [] }, { BundleToken: [] }],

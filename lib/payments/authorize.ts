@@ -4,9 +4,10 @@
  * exact requirement, lock its reference and verify it. The result hands back `settle`
  * (called only after the handler succeeded) and `release` (called when it failed).
  */
+import { ApiError } from "@/lib/errors";
 import type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
 import { decodePayment } from "@/lib/payments/x402/codec";
-import { methodFor, type MethodId } from "@/lib/payments/methods/registry";
+import { methodFor, takesOutOfBand, type MethodId } from "@/lib/payments/methods/registry";
 
 export type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
 
@@ -20,5 +21,8 @@ export async function authorizePayment(input: PaymentInput, onMethod?: (id: Meth
   const decoded = decodePayment(input.payload);
   const method = methodFor(decoded);
   onMethod?.(method.id, method.reference(decoded));
+  if (!method.requirement(input.priceUsd) && !takesOutOfBand(input.surface)) {
+    throw new ApiError("payment_invalid", `${method.facts().label} is not taken over ${input.surface.toUpperCase()}: pay with one of the x402 requirements offered there, or use a bundle token or a free-tier key.`);
+  }
   return method.authorize(decoded, input);
 }
