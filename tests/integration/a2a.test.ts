@@ -21,6 +21,7 @@ import { Client, ClientFactory, ClientFactoryOptions, JsonRpcTransport, RestTran
 import { x402Client } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { toClientEvmSigner } from "@x402/evm";
+import { Keypair } from "@stellar/stellar-sdk";
 import { createWalletClient, http, publicActions } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { productById } from "@/lib/catalog/lookup";
@@ -458,5 +459,36 @@ describe("A2A answers hold the HTTP answer", () => {
       expect(t.status.state, JSON.stringify(t.status)).toBe("completed");
       expect(artifactData(t), skill).toEqual(body);
     }
+  });
+});
+
+describe("A2A on an instance whose only per-call method is XLM (which A2A cannot carry)", () => {
+  let xlmOnly: Fixture;
+  let client: Client;
+  beforeAll(async () => {
+    xlmOnly = await startFixture({ env: { PAY_TO_ADDRESS: undefined, FACILITATOR_URL: undefined, FACILITATOR_PRIVATE_KEY: undefined, SOLANA_PAY_TO_ADDRESS: undefined, STELLAR_PAY_TO_ADDRESS: Keypair.random().publicKey() } });
+    client = await new ClientFactory().createFromUrl(xlmOnly.svc.url);
+  }, 120_000);
+  afterAll(async () => xlmOnly?.close());
+
+  it("a paid skill waits for a bundle token or a key, with no x402 keys (never a null requirement); a bundle purchase fails saying where to buy", async () => {
+    const t = await send(client, message({ skill: "fng" }));
+    expect(t.status.state).toBe("input-required");
+    expect(Object.keys(meta(t)).filter((k) => k.startsWith("x402."))).toEqual([]);
+    expect(meta(t)["echo.error"]).toMatchObject({ code: "payment_required", status: 402 });
+    const text = (t.status.message?.parts[0] as { text: string }).text;
+    expect(text).toMatch(/Per-call payment is not available over A2A on this instance \(native XLM on stellar:pubnet is accepted over HTTP and MCP only\)/);
+    expect(text).toContain('metadata["bundle_token"]');
+    expect(text).toContain('metadata["api_key"]');
+    // The key it names works on the same task.
+    const key = (await xlmOnly.json("/v1/free-key")).body.api_key as string;
+    const done = await send(client, message({ taskId: t.id, metadata: { api_key: key } }));
+    expect(done.status.state, JSON.stringify(done.status)).toBe("completed");
+    // Over HTTP the same instance offers XLM.
+    expect((await xlmOnly.json("/v1/fng")).body.instruction).toMatch(/native XLM/);
+    const bundle = await send(client, message({ skill: "bundle" }));
+    expect(bundle.status.state).toBe("failed");
+    expect(Object.keys(meta(bundle)).filter((k) => k.startsWith("x402."))).toEqual([]);
+    expect((bundle.status.message?.parts[0] as { text: string }).text).toContain(`Buy ${BUNDLE.path} over HTTP or MCP.`);
   });
 });
