@@ -10,7 +10,6 @@ import { agentCard } from "@/lib/discovery/cards";
 import { SkillExecutor } from "@/lib/a2a/executor";
 import { checkMessage } from "@/lib/a2a/message";
 import { BoundedTaskStore, redactTask } from "@/lib/a2a/task-store";
-import { processState } from "@/lib/process-state";
 
 class ServiceRequestHandler extends DefaultRequestHandler {
   override async sendMessage(params: MessageSendParams, context?: ServerCallContext): Promise<Message | Task> {
@@ -20,14 +19,13 @@ class ServiceRequestHandler extends DefaultRequestHandler {
   }
 }
 
+let handler: ServiceRequestHandler | undefined;
+
 /**
- * The process's A2A request handler, one for both bindings: Next bundles each route
- * separately, so a module-level value would give the JSON-RPC and the HTTP+JSON route
- * a task store each, and a task created on one binding could not be continued on the
- * other. It lives in process state instead (lib/process-state.ts). Its card only
- * serves capability checks (streaming, push notifications, extensions), which do not
- * depend on the base URL.
+ * The process's A2A request handler. Its card only serves capability checks (streaming,
+ * push notifications, extensions), which do not depend on the base URL.
  */
 export function a2aRequestHandler(): DefaultRequestHandler {
-  return processState("a2a.handler", () => new ServiceRequestHandler(agentCard("http://localhost") as unknown as AgentCard, new BoundedTaskStore(), new SkillExecutor()));
+  handler ??= new ServiceRequestHandler(agentCard("http://localhost") as unknown as AgentCard, new BoundedTaskStore(), new SkillExecutor());
+  return handler;
 }

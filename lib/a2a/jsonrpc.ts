@@ -7,8 +7,8 @@ import { logUnexpected } from "@/lib/errors";
 import { a2aRequestHandler } from "@/lib/a2a/handler";
 import { a2aHeaders, callContext, readJsonBody, timingHeaders } from "@/lib/a2a/transport";
 import { Caller } from "@/lib/a2a/executor";
-import { processState } from "@/lib/process-state";
 
+let transport: JsonRpcTransportHandler | undefined;
 
 function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }), {
@@ -22,7 +22,7 @@ export async function serveJsonRpc(req: Request): Promise<Response> {
   if (!body.ok) return rpcError(body.status, body.code, body.message);
   const caller = new Caller(req);
   try {
-    const transport = processState("a2a.jsonrpc", () => new JsonRpcTransportHandler(a2aRequestHandler()));
+    transport ??= new JsonRpcTransportHandler(a2aRequestHandler());
     const result = await transport.handle(body.value, callContext(req, caller));
     // Streaming methods are refused by the SDK (the card says streaming: false).
     if (typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function") return rpcError(400, -32004, "Streaming is not supported.");

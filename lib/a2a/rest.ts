@@ -16,14 +16,15 @@ import { methodNotAllowed, optionsResponse, type RouteMethod } from "@/lib/http/
 import { Caller } from "@/lib/a2a/executor";
 import { a2aRequestHandler } from "@/lib/a2a/handler";
 import { a2aHeaders, readJsonBody, timingHeaders } from "@/lib/a2a/transport";
-import { processState } from "@/lib/process-state";
 
 type Next = (err?: unknown) => void;
 type Router = (req: unknown, res: unknown, next: Next) => void;
 
-/** The SDK's router around the one request handler (process state, see lib/a2a/handler.ts). */
+let router: Router | undefined;
+
 function sdkRouter(): Router {
-  return processState("a2a.rest", () => restHandler({ requestHandler: a2aRequestHandler(), userBuilder: async (req) => (req as unknown as { caller: Caller }).caller }) as unknown as Router);
+  router ??= restHandler({ requestHandler: a2aRequestHandler(), userBuilder: async (req) => (req as unknown as { caller: Caller }).caller }) as unknown as Router;
+  return router;
 }
 
 /** The binding's resources (the SDK router's routes) and the methods each serves. */
