@@ -1,2 +1,2 @@
-/** Builds when stale, copies the static assets into the standalone folder; returns that folder. */
+/** Builds when stale, copies the static assets into the standalone folder and bundles its entry (serve.js); returns that folder. */
 export function assembleStandalone(): string;

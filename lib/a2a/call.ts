@@ -1,17 +1,17 @@
 /**
  * The one place A2A reaches the service's call path: validate → gate → run → commit or
- * release, exactly as HTTP and MCP do, at the price surface the catalog names for A2A
- * (lib/catalog/surfaces.ts). Everything else in lib/a2a speaks in `SkillOutcome`s, so
+ * release, exactly as HTTP and MCP do. Calls are recorded as surface "a2a" and pay the
+ * price the catalog names for A2A (lib/catalog/surfaces.ts). Everything else in lib/a2a
+ * speaks in `SkillOutcome`s, so
  * re-pointing A2A at another call path means changing this file only.
  *
  * Free skills run the free MCP tools' own implementation (shared snapshot cache, the
  * per-IP mint limit of free keys), so each free thing exists once.
  */
 import type { Credential } from "@/lib/access/credentials";
-import { callProduct } from "@/lib/access/call";
+import { callProduct, type CallTiming } from "@/lib/access/call";
 import type { Refused } from "@/lib/access/outcome";
 import { PaymentRequiredError, type Requirement } from "@/lib/access/payment-required";
-import { A2A_PRICE_SURFACE } from "@/lib/catalog/surfaces";
 import { toApiError, ValidationError, type ValidationIssue } from "@/lib/errors";
 import { baseUrl } from "@/lib/http/base-url";
 import { clientIp } from "@/lib/http/client-ip";
@@ -21,12 +21,23 @@ import { mcpTool } from "@/lib/mcp/tools";
 import { A2A_REST_PATH } from "@/lib/a2a/protocol";
 import type { A2aSkill } from "@/lib/a2a/skills";
 
-/** What a skill call ended with, in the terms the A2A task needs. */
-export type SkillOutcome =
+/** What a skill call ended with, in the terms the A2A task needs; `timing` when the gate ran (Server-Timing). */
+export type SkillOutcome = (
   | { kind: "ok"; value: unknown; access: Record<string, unknown> | null; settlement: Record<string, unknown> | null }
-  | { kind: "payment_required"; code: string; message: string; required: Requirement["x402"]; requirement: Requirement }
+  | {
+      kind: "payment_required";
+      code: string;
+      message: string;
+      /** 402, or 429 for an exhausted free key (which can still pay). */
+      status: number;
+      retryAfterSeconds: number | null;
+      /** The x402 PaymentRequired; null when no x402 method is accepted (then only a bundle or key can pay). */
+      required: Requirement["x402"];
+      requirement: Requirement;
+    }
   | { kind: "invalid"; detail: ValidationIssue[] }
-  | { kind: "error"; code: string; status: number; message: string; extra: Record<string, unknown> };
+  | { kind: "error"; code: string; status: number; message: string; extra: Record<string, unknown> }
+) & { timing?: CallTiming };
 
 /** Where a data part's parameters are reported in spec 2.6 `loc`. */
 const WHERE = "data";
@@ -44,12 +55,13 @@ function relocate(detail: ValidationIssue[]): ValidationIssue[] {
 }
 
 /** A refusal as the task needs it: the x402 PaymentRequired (null when no x402 method is accepted) with the reason. */
-function refused(code: string, message: string, requirement: Requirement): SkillOutcome {
-  return { kind: "payment_required", code, message, required: requirement.x402 ? { ...requirement.x402, error: message } : null, requirement };
+function refused(r: Refused): SkillOutcome {
+  const required = r.requirement.x402 ? { ...r.requirement.x402, error: r.message } : null;
+  return { kind: "payment_required", code: r.code, message: r.message, status: r.status, retryAfterSeconds: r.retryAfterSeconds, required, requirement: r.requirement };
 }
 
 function failure(err: unknown, context: Record<string, unknown>): SkillOutcome {
-  if (err instanceof PaymentRequiredError) return refused(err.code, err.message, err.requirement);
+  if (err instanceof PaymentRequiredError) return refused(err.refusal);
   if (err instanceof ValidationError) return { kind: "invalid", detail: relocate(err.detail) };
   const known = toApiError(err, { surface: "a2a", ...context });
   return { kind: "error", code: known.code, status: known.status, message: known.message, extra: known.extra };
@@ -67,10 +79,6 @@ async function callFree(tool: string, data: Record<string, unknown>, request: Re
   return { kind: "error", code, status, message, extra };
 }
 
-function fromRefusal(r: Refused): SkillOutcome {
-  return refused(r.code, r.message, r.requirement);
-}
-
 /**
  * Runs `skill` with the parameters of the message's data part and the credential of its
  * metadata. Never throws: every failure is an outcome (unexpected ones are logged as
@@ -83,17 +91,18 @@ export async function callSkill(skill: A2aSkill, data: Record<string, unknown>, 
     const { raw } = parseArguments(product.params, false, asArguments(data));
     const result = await callProduct({
       product,
-      surface: A2A_PRICE_SURFACE,
+      surface: "a2a",
       credential,
       params: raw,
       paramsAt: WHERE,
       resource: `${baseUrl(request)}${A2A_REST_PATH}#${skill.id}`,
       clientIp: clientIp(request),
     });
-    if (result.kind === "refused") return fromRefusal(result.refusal);
-    if (result.kind === "failed") return failure(result.error, { skill: skill.id });
+    const timing = result.timing;
+    if (result.kind === "refused") return { ...refused(result.refusal), timing };
+    if (result.kind === "failed") return { ...failure(result.error, { skill: skill.id }), timing };
     const meta = accessMeta(result.outcome);
-    return { kind: "ok", value: result.value, access: meta["echo/access"] as Record<string, unknown>, settlement: (result.outcome.payment as Record<string, unknown> | null) ?? null };
+    return { kind: "ok", value: result.value, access: meta["echo/access"] as Record<string, unknown>, settlement: (result.outcome.payment as Record<string, unknown> | null) ?? null, timing };
   } catch (err) {
     return failure(err, { skill: skill.id });
   }

@@ -6,9 +6,15 @@
  * - data → an artifact with the same JSON as the HTTP answer, task `completed`, the
  *   settlement receipt under `x402.payment.receipts` when a payment was settled;
  * - credential needed or refused → `input-required` with the x402 PaymentRequired under
- *   `x402.payment.required` (the same offers as the HTTP 402 at the same price);
+ *   `x402.payment.required` (the same offers as the HTTP 402 at the same price; an
+ *   exhausted free key says 429 and when its quota resets). Without any x402 method
+ *   there is no x402 metadata, and the text names the bundle token or key that can pay;
  * - bad parameters → `failed` with spec 2.6's `{detail}` as a data part;
- * - any other failure → `failed` with `{error}`; nothing was charged.
+ * - any other failure → `failed` with `{error}`; nothing was charged;
+ * - the client declines to pay (`payment-rejected`) → `canceled`.
+ * A message that carried a payment which was not settled (refused, bad parameters, a
+ * failed product or settlement) answers `payment-failed` with an error code and a
+ * failure entry in `x402.payment.receipts` (a2a-x402 section 9).
  */
 import { randomUUID } from "node:crypto";
 import type { Message, Part, TaskState, TaskStatusUpdateEvent } from "@a2a-js/sdk";
@@ -17,10 +23,17 @@ import { callSkill, type SkillOutcome } from "@/lib/a2a/call";
 import { credentialOf, dataOf, skillIdOf } from "@/lib/a2a/message";
 import { META } from "@/lib/a2a/protocol";
 import { a2aSkill } from "@/lib/a2a/skills";
-import { paymentErrorCode } from "@/lib/a2a/x402";
+import { failureReceipt, paymentErrorCode } from "@/lib/a2a/x402";
+import type { CallTiming } from "@/lib/access/call";
+import { timingRecord } from "@/lib/http/access-render";
 
-/** The HTTP request behind an A2A call (client IP and base URL for the gate). */
+/**
+ * The HTTP request behind an A2A call (client IP and base URL for the gate), and where
+ * the executor leaves the timing of the message's one gated call for the binding's
+ * Server-Timing header.
+ */
 export class Caller implements User {
+  timing: CallTiming | undefined;
   constructor(readonly request: Request) {}
   get isAuthenticated(): boolean {
     return false;
@@ -58,7 +71,26 @@ function priorReceipts(rc: RequestContext): unknown[] {
   return Array.isArray(prior) ? prior : [];
 }
 
-function updateFor(outcome: SkillOutcome, paid: boolean, rc: RequestContext): Update {
+/** What the task needs to know about the message's payment, when it carried one. */
+interface Paid {
+  payload: string;
+}
+
+/**
+ * a2a-x402 section 9: a payment that failed sets `payment-failed`, a short error code
+ * and a failure entry in the task's receipts (success false, the reason, no transaction).
+ */
+function paymentFailed(metadata: Meta, rc: RequestContext, paid: Paid, code: string, message: string, fallbackNetwork: string | undefined): void {
+  metadata[META.paymentStatus] = "payment-failed";
+  metadata[META.paymentError] = code;
+  metadata[META.paymentReceipts] = [...priorReceipts(rc), failureReceipt(paid.payload, message, fallbackNetwork)];
+}
+
+function errorOf(code: string, message: string, status: number, retryAfterSeconds: number | null = null): Meta {
+  return { code, message, status, ...(retryAfterSeconds !== null ? { retry_after_seconds: retryAfterSeconds } : {}) };
+}
+
+function updateFor(outcome: SkillOutcome, paid: Paid | null, rc: RequestContext): Update {
   switch (outcome.kind) {
     case "ok": {
       const metadata: Meta = { [META.access]: outcome.access };
@@ -69,40 +101,48 @@ function updateFor(outcome: SkillOutcome, paid: boolean, rc: RequestContext): Up
       return { state: "completed", text: "Done: the result is the artifact.", metadata };
     }
     case "payment_required": {
-      const metadata: Meta = {
-        [META.paymentStatus]: paid ? "payment-failed" : "payment-required",
-        [META.paymentRequired]: outcome.required,
-        [META.error]: { code: outcome.code, message: outcome.message, status: 402 },
-      };
-      if (paid) metadata[META.paymentError] = paymentErrorCode(outcome.code, outcome.message);
-      return { state: "input-required", text: `${outcome.message} ${outcome.requirement.instruction}`, metadata };
+      const q = outcome.requirement;
+      const metadata: Meta = { [META.error]: errorOf(outcome.code, outcome.message, outcome.status, outcome.retryAfterSeconds) };
+      // Without an x402 method the a2a-x402 flow cannot start: no x402 keys at all (never
+      // a null requirement), and the text says which credential still works.
+      if (outcome.required) {
+        metadata[META.paymentStatus] = "payment-required";
+        metadata[META.paymentRequired] = outcome.required;
+      }
+      if (paid) paymentFailed(metadata, rc, paid, paymentErrorCode(outcome.code, outcome.message), outcome.message, outcome.required?.accepts[0]?.network);
+      const retry = outcome.retryAfterSeconds !== null ? ` The key's quota resets in ${outcome.retryAfterSeconds} s.` : "";
+      // Something on this task can still pay (a payment, a bundle, a key): wait for it; otherwise the task ends.
+      const payable = outcome.required !== null || q.alternatives.bundle !== null || q.alternatives.free_key !== null;
+      return { state: payable ? "input-required" : "failed", text: `${outcome.message}${retry} ${q.instruction}`, metadata };
     }
-    case "invalid":
+    case "invalid": {
+      const message = outcome.detail[0]?.msg ?? "Invalid parameters.";
+      const metadata: Meta = { [META.error]: errorOf("validation_error", message, 422) };
+      // The payment was neither verified nor settled: it can still pay a valid request.
+      if (paid) paymentFailed(metadata, rc, paid, "INVALID_REQUEST", `Invalid parameters (${message}); the payment was not used and can pay a valid request.`, undefined);
       return {
         state: "failed",
         text: `Invalid parameters: ${outcome.detail.map((d) => `${d.loc.join(".")}: ${d.msg}`).join("; ")}. Nothing was charged.`,
         parts: [{ kind: "data", data: { detail: outcome.detail } }],
-        metadata: { [META.error]: { code: "validation_error", message: outcome.detail[0]?.msg ?? "Invalid parameters.", status: 422 } },
+        metadata,
       };
+    }
     case "error": {
       const error = { code: outcome.code, message: outcome.message, status: outcome.status, ...outcome.extra };
       const metadata: Meta = { [META.error]: error };
       // The gate keeps a payment whose settlement outcome is unknown; the same payload sent
       // again on this task resolves it, so the task waits for it instead of ending.
-      const pending = paid && outcome.code === "settlement_pending";
-      if (paid) {
-        metadata[META.paymentStatus] = "payment-failed";
-        metadata[META.paymentError] = paymentErrorCode(outcome.code, outcome.message);
-      }
+      const pending = paid !== null && outcome.code === "settlement_pending";
+      if (paid) paymentFailed(metadata, rc, paid, paymentErrorCode(outcome.code, outcome.message), outcome.message, undefined);
       return { state: pending ? "input-required" : "failed", text: outcome.message, parts: [{ kind: "data", data: { error } }], metadata };
     }
   }
 }
 
-function callerRequest(rc: RequestContext): Request {
+function callerOf(rc: RequestContext): Caller {
   const user = rc.context?.user;
   if (!(user instanceof Caller)) throw new Error("A2A call without its HTTP request");
-  return user.request;
+  return user;
 }
 
 /** Runs each message's skill through lib/a2a/call.ts and publishes the task's events. */
@@ -117,19 +157,26 @@ export class SkillExecutor implements AgentExecutor {
       bus.publish({ kind: "task", id: rc.taskId, contextId: rc.contextId, status: { state: "submitted", timestamp: new Date().toISOString() }, history: [message], metadata: { [META.skill]: skillId, params: data } });
     }
     if (!skill) throw new Error(`task ${rc.taskId} names no known skill`);
+    // a2a-x402 5.4: the client declines every requirement. The task ends, canceled by the
+    // client's choice; its receipts so far stay on the final message (section 7).
     if (message.metadata?.[META.paymentStatus] === "payment-rejected") {
-      bus.publish(statusEvent(rc, { state: "canceled", text: "Payment rejected by the client; nothing was charged.", metadata: { [META.paymentStatus]: "payment-rejected" } }));
+      const metadata: Meta = { [META.paymentStatus]: "payment-rejected", [META.paymentReceipts]: priorReceipts(rc) };
+      bus.publish(statusEvent(rc, { state: "canceled", text: "Payment rejected by the client; nothing was charged.", metadata }));
       bus.finished();
       return;
     }
     const credential = credentialOf(message);
-    const outcome = await callSkill(skill, data, credential, callerRequest(rc));
+    const caller = callerOf(rc);
+    const outcome = await callSkill(skill, data, credential, caller.request);
+    caller.timing = outcome.timing;
     if (outcome.kind === "ok") {
       const value = outcome.value;
       const data = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Meta) : { value };
       bus.publish({ kind: "artifact-update", taskId: rc.taskId, contextId: rc.contextId, artifact: { artifactId: randomUUID(), name: skill.id, parts: [{ kind: "data", data }] }, lastChunk: true });
     }
-    bus.publish(statusEvent(rc, updateFor(outcome, credential.kind === "x402", rc)));
+    const update = updateFor(outcome, credential.kind === "x402" ? { payload: credential.payload } : null, rc);
+    if (outcome.timing) update.metadata[META.timing] = timingRecord(outcome.timing);
+    bus.publish(statusEvent(rc, update));
     bus.finished();
   }
 

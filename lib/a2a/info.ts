@@ -9,6 +9,7 @@ import { SERVICE } from "@/lib/discovery/service";
 import { a2aExtensions } from "@/lib/discovery/cards";
 import { A2A_JSONRPC_PATH, A2A_REST_PATH, META } from "@/lib/a2a/protocol";
 import { a2aSkills } from "@/lib/a2a/skills";
+import { A2A_PRICE_NAME } from "@/lib/catalog/surfaces";
 
 /** JSON description of the A2A server at `base`. */
 export function a2aDescription(base: string): Record<string, unknown> {
@@ -29,7 +30,7 @@ export function a2aDescription(base: string): Record<string, unknown> {
         bundle: `metadata["${META.bundleToken}"]`,
         free_key: `metadata["${META.apiKey}"]`,
       },
-      price: "the HTTP price of the same product",
+      price: `the ${A2A_PRICE_NAME} of the same product`,
     },
     skills: a2aSkills().map((s) => s.id),
   };
@@ -58,7 +59,7 @@ export function a2aOpenApiPaths(): Json {
         description: `A2A ${SERVICE.a2aProtocolVersion} JSON-RPC 2.0 (message/send, tasks/get, tasks/cancel). Errors are JSON-RPC error objects: -32700 unparsable JSON (HTTP 400), -32600 body over the size limit (HTTP 413), -32602 malformed message or unknown skill.`,
         tags: ["a2a"],
         security: [],
-        requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
+        requestBody: { required: true, description: "JSON-RPC 2.0 request: message/send (params.message: the skill in metadata, its parameters in one data part), tasks/get or tasks/cancel.", content: { "application/json": { schema: { type: "object" } } } },
         responses: {
           "200": { description: "JSON-RPC response (result or error object).", content: { "application/json": { schema: { type: "object" } } } },
           "400": { description: "Unparsable JSON (-32700).", content: { "application/json": { schema: { type: "object" } } } },

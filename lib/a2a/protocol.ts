@@ -25,6 +25,8 @@ export const META = {
   access: "echo.access",
   /** Error of a failed task: `{code, message, status}` (a 422 also has a `detail` data part). */
   error: "echo.error",
+  /** Where the gated call's time went, in ms (`verify_ms`, `handler_ms`, `settle_ms`; also the Server-Timing header). */
+  timing: "echo.timing",
   paymentStatus: "x402.payment.status",
   paymentRequired: "x402.payment.required",
   paymentPayload: "x402.payment.payload",

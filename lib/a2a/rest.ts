@@ -5,12 +5,17 @@
  * parsed body (already read here, within the size cap), method, URL, headers, query,
  * `status`/`json`/`setHeader`/`end`. Nothing answers 500: an internal error becomes 503
  * with Retry-After, as everywhere else in the service.
+ *
+ * Methods are answered per resource, as on every other route (lib/http/methods.ts):
+ * OPTIONS names what the resource serves, any other method gets a JSON 405 with that
+ * `Allow`, and a path the binding does not have is 404 on every method.
  */
 import { restHandler } from "@a2a-js/sdk/server/express";
 import { logUnexpected } from "@/lib/errors";
+import { methodNotAllowed, optionsResponse, type RouteMethod } from "@/lib/http/methods";
 import { Caller } from "@/lib/a2a/executor";
 import { a2aRequestHandler } from "@/lib/a2a/handler";
-import { a2aHeaders, readJsonBody } from "@/lib/a2a/transport";
+import { a2aHeaders, readJsonBody, timingHeaders } from "@/lib/a2a/transport";
 import { processState } from "@/lib/process-state";
 
 type Next = (err?: unknown) => void;
@@ -21,6 +26,22 @@ function sdkRouter(): Router {
   return processState("a2a.rest", () => restHandler({ requestHandler: a2aRequestHandler(), userBuilder: async (req) => (req as unknown as { caller: Caller }).caller }) as unknown as Router);
 }
 
+/** The binding's resources (the SDK router's routes) and the methods each serves. */
+const RESOURCES: ReadonlyArray<[RegExp, readonly RouteMethod[]]> = [
+  [/^\/v1\/card$/, ["GET"]],
+  [/^\/v1\/message:(send|stream)$/, ["POST"]],
+  [/^\/v1\/tasks\/[^/]+:subscribe$/, ["GET", "POST"]],
+  [/^\/v1\/tasks\/[^/]+:cancel$/, ["POST"]],
+  [/^\/v1\/tasks\/[^/:]+$/, ["GET"]],
+  [/^\/v1\/tasks\/[^/]+\/pushNotificationConfigs$/, ["GET", "POST"]],
+  [/^\/v1\/tasks\/[^/]+\/pushNotificationConfigs\/[^/]+$/, ["GET", "DELETE"]],
+];
+
+/** The methods `subpath` serves; null when the binding has no such resource. */
+export function restMethods(subpath: string): readonly RouteMethod[] | null {
+  return RESOURCES.find(([re]) => re.test(subpath))?.[1] ?? null;
+}
+
 function restError(status: number, code: number, message: string, headers: Record<string, string>): Response {
   return new Response(JSON.stringify({ code, message }), { status, headers });
 }
@@ -28,6 +49,11 @@ function restError(status: number, code: number, message: string, headers: Recor
 /** Serves `subpath` (e.g. "/v1/message:send") of the REST binding. */
 export async function serveRest(req: Request, subpath: string): Promise<Response> {
   const base = a2aHeaders(req);
+  const served = restMethods(subpath);
+  if (!served) return restError(404, -32601, `No A2A HTTP+JSON method at ${req.method} ${subpath}.`, base);
+  if (req.method === "OPTIONS") return optionsResponse(served);
+  const asServed = req.method === "HEAD" ? "GET" : req.method;
+  if (!served.includes(asServed as RouteMethod)) return methodNotAllowed(req.method, served);
   const url = new URL(req.url);
   let body: unknown;
   if (req.method === "POST") {
@@ -41,7 +67,8 @@ export async function serveRest(req: Request, subpath: string): Promise<Response
     if (k !== "content-length" && k !== "transfer-encoding") headers[k] = v;
   });
   const header = (name: string) => headers[name.toLowerCase()];
-  const fakeReq = { method: req.method, url: `${subpath}${url.search}`, headers, body, complete: true, query: Object.fromEntries(url.searchParams), header, get: header, caller: new Caller(req) };
+  const caller = new Caller(req);
+  const fakeReq = { method: req.method, url: `${subpath}${url.search}`, headers, body, complete: true, query: Object.fromEntries(url.searchParams), header, get: header, caller };
 
   return new Promise<Response>((resolve) => {
     let status = 200;
@@ -51,6 +78,7 @@ export async function serveRest(req: Request, subpath: string): Promise<Response
         status = 503;
         out["Retry-After"] = "10";
       }
+      Object.assign(out, timingHeaders(caller));
       resolve(new Response(status === 204 ? null : (text ?? ""), { status, headers: out }));
     };
     const unavailable = (err: unknown) => {

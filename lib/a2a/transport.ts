@@ -7,6 +7,7 @@
 import { Extensions, HTTP_EXTENSION_HEADER } from "@a2a-js/sdk";
 import { ServerCallContext } from "@a2a-js/sdk/server";
 import { readBounded } from "@/lib/http/read-bounded";
+import { serverTiming } from "@/lib/http/access-render";
 import { A2A_MAX_BODY_BYTES, X402_EXTENSION_URI } from "@/lib/a2a/protocol";
 import { Caller } from "@/lib/a2a/executor";
 import { a2aExtensions } from "@/lib/discovery/cards";
@@ -25,8 +26,14 @@ export async function readJsonBody(req: Request): Promise<Body> {
   }
 }
 
-export function callContext(req: Request): ServerCallContext {
-  return new ServerCallContext(Extensions.parseServiceParameter(req.headers.get(HTTP_EXTENSION_HEADER) ?? undefined), new Caller(req));
+export function callContext(req: Request, caller: Caller): ServerCallContext {
+  return new ServerCallContext(Extensions.parseServiceParameter(req.headers.get(HTTP_EXTENSION_HEADER) ?? undefined), caller);
+}
+
+/** Server-Timing of the message's gated call (one per message: a skill call), when one ran. */
+export function timingHeaders(caller: Caller): Record<string, string> {
+  const timing = caller.timing ? serverTiming(caller.timing) : "";
+  return timing ? { "Server-Timing": timing } : {};
 }
 
 /** Response headers shared by both bindings. */

@@ -133,16 +133,18 @@ function refusedOrFailed(req: AccessRequest, err: unknown, timing: CallTiming, p
     return { kind: "refused", refusal: err.refusal, timing };
   }
   const error = toApiError(err, context);
-  logPaymentProblem(req, phase, { code: error.code, message: error.message, method: grant?.method ?? null, paymentId: grant?.payment?.id ?? null }, grant);
+  logPaymentProblem(req, phase, { code: error.code, message: error.message, method: grant?.method ?? null, paymentId: grant?.payment?.id ?? null, reference: grant?.reference ?? null }, grant);
   return { kind: "failed", error, timing };
 }
 
 /**
  * The one log line of a refused payment (authorize) or a failed settlement (commit):
- * method, reason code and message, the payment id when there is one. Refusals of
- * bundles and keys are the caller's business and are not logged; no credential is.
+ * method, reason code and message, the payment's reference (what identifies it on its
+ * network: EVM `payer:nonce`, Solana message hash, XLM transaction hash) and its ledger
+ * id once it has a row. Refusals of bundles and keys are the caller's business and are
+ * not logged; no credential is (no signature, no payload, no header).
  */
-function logPaymentProblem(req: AccessRequest, phase: "authorize" | "commit", r: Pick<Refused, "code" | "message" | "method" | "paymentId">, grant?: Grant): void {
+function logPaymentProblem(req: AccessRequest, phase: "authorize" | "commit", r: Pick<Refused, "code" | "message" | "method" | "paymentId" | "reference">, grant?: Grant): void {
   const isPayment = req.credential.kind === "x402";
   if (!isPayment) return;
   const fields = {
@@ -153,6 +155,7 @@ function logPaymentProblem(req: AccessRequest, phase: "authorize" | "commit", r:
     code: r.code,
     reason: r.message,
     paymentId: r.paymentId ?? grant?.payment?.id ?? null,
+    reference: r.reference ?? grant?.reference ?? null,
   };
   if (phase === "commit") log.error("payment.settlement_failed", fields);
   else log.warn("payment.refused", fields);

@@ -12,7 +12,8 @@ export type Credential =
   | { kind: "api_key"; key: string }
   | { kind: "none" };
 
-export type Surface = "http" | "mcp";
+/** Where a call came from (recorded in the ledger); which price it pays: lib/catalog/surfaces.ts. */
+export type Surface = "http" | "mcp" | "a2a";
 
 /** Longest credential value accepted (an x402 payload is a few KiB). */
 export const MAX_CREDENTIAL = 16_384;

@@ -44,6 +44,8 @@ export interface Grant {
   method: MethodId | null;
   /** Payment details for products that need them (bundle purchases). */
   payment: { id: string; payer: string | null } | null;
+  /** The payment's own reference (see Refused.reference); null for other credentials. */
+  reference: string | null;
   /** What the credential looks like now, charging nothing (a HEAD's answer). */
   preview(): Granted;
   /** Charge for good; throws PaymentRequiredError when the charge is refused. */
@@ -52,7 +54,7 @@ export interface Grant {
   release(): Promise<void>;
 }
 
-type RefusalExtra = Partial<Pick<Refused, "method" | "paymentId" | "quota" | "credits" | "retryAfterSeconds">>;
+type RefusalExtra = Partial<Pick<Refused, "method" | "paymentId" | "reference" | "quota" | "credits" | "retryAfterSeconds">>;
 
 async function refuse(req: AccessRequest, code: ErrorCode, message: string, extra: RefusalExtra = {}): Promise<PaymentRequiredError> {
   // Only a plain 402 and the refusal of an XLM payment need a fresh XLM quote; other
@@ -67,6 +69,7 @@ async function refuse(req: AccessRequest, code: ErrorCode, message: string, extr
     credential: req.credential.kind,
     method: extra.method ?? null,
     paymentId: extra.paymentId ?? null,
+    reference: extra.reference ?? null,
     quota: extra.quota ?? null,
     credits: extra.credits ?? null,
     retryAfterSeconds: extra.retryAfterSeconds ?? null,
@@ -97,6 +100,7 @@ async function keyGrant(req: AccessRequest, key: string): Promise<Grant> {
     kind: "api_key",
     method: null,
     payment: null,
+    reference: null,
     preview: () => granted({ ...base, charged: false, receiptId: null, quota: quota(k.used) }),
     commit: async () => {
       const done = await consumeKeyCall(key, k.id, { product: product.id, surface: req.surface });
@@ -124,6 +128,7 @@ async function bundleGrant(req: AccessRequest, token: string): Promise<Grant> {
     kind: "bundle",
     method: null,
     payment: null,
+    reference: null,
     preview: () => granted({ ...base, charged: false, receiptId: null, credits: { remaining: state.remaining, charged: null } }),
     commit: async () => {
       const done = await consumeCredits(token, state.id, cost, { product: product.id, surface: req.surface });
@@ -143,23 +148,28 @@ async function asRefusal(req: AccessRequest, err: unknown, extra: RefusalExtra):
 async function paymentGrant(req: AccessRequest, payload: string): Promise<Grant> {
   const price = priceFor(req.product, req.surface);
   let method: MethodId | null = null;
+  let reference: string | null = null;
   let paid: AuthorizedPayment;
   try {
-    paid = await authorizePayment({ payload, product: req.product, surface: req.surface, priceUsd: price, resource: req.resource }, (id) => (method = id));
+    paid = await authorizePayment({ payload, product: req.product, surface: req.surface, priceUsd: price, resource: req.resource }, (id, ref) => {
+      method = id;
+      reference = ref;
+    });
   } catch (err) {
-    throw await asRefusal(req, err, { method });
+    throw await asRefusal(req, err, { method, reference });
   }
   return {
     kind: paid.kind === "xlm" ? "xlm" : "x402",
     method,
     payment: { id: paid.paymentId, payer: paid.payer },
+    reference,
     preview: () => granted({ credential: "x402", method, charged: false, receiptId: null, payment: null, quota: null, credits: null }),
     commit: async () => {
       try {
         const s = await paid.settle({ product: req.product.id, surface: req.surface, amountUsd: price });
         return granted({ credential: "x402", method, charged: true, receiptId: s.receiptId, payment: s.response, settlement: s.settlement ?? "confirmed", quota: null, credits: null });
       } catch (err) {
-        throw await asRefusal(req, err, { method, paymentId: paid.paymentId });
+        throw await asRefusal(req, err, { method, paymentId: paid.paymentId, reference });
       }
     },
     release: () => paid.release(),

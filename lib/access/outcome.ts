@@ -80,7 +80,10 @@ export interface Refused {
   requirement: Requirement;
   credential: Credential["kind"];
   method: MethodId | null;
+  /** Ledger id of the payment row, once one exists (a settlement failure names it to the payer). */
   paymentId: string | null;
+  /** The presented payment's own reference (EVM `payer:nonce`, Solana message hash, XLM transaction hash) when it could be read. */
+  reference: string | null;
   quota: QuotaState | null;
   credits: CreditsState | null;
   retryAfterSeconds: number | null;

@@ -15,45 +15,68 @@ import { ApiError } from "@/lib/errors";
 import { resourceInfo, toV1Requirement } from "@/lib/payments/x402/codec";
 import { usd6, usdLabel } from "@/lib/payments/price";
 import type { XlmOffer } from "@/lib/payments/xlm/quote";
-import { extraOffers, x402Requirements } from "@/lib/payments/methods/registry";
+import { extraOffers, takesOutOfBand, usableMethods, x402Requirements } from "@/lib/payments/methods/registry";
 import { FREE_TOOLS } from "@/lib/catalog/free";
 import { freeEndpoint, productById } from "@/lib/catalog/lookup";
 import { env } from "@/lib/config/env";
+import { priceSurfaceOf } from "@/lib/catalog/surfaces";
+import { META } from "@/lib/a2a/protocol";
 
 export type { Requirement, X402Required } from "@/lib/access/outcome";
 
+/** The price of `product` on `surface` (A2A pays the declaration lib/catalog/surfaces.ts names). */
 export function priceFor(product: AnyProduct, surface: Surface): string {
-  if (surface === "mcp") {
+  if (priceSurfaceOf(surface) === "mcp") {
     if (!product.tool) throw new Error(`${product.id} has no MCP tool`);
     return product.tool.price;
   }
   return product.httpPrice;
 }
 
-function instructionFor(product: AnyProduct, surface: Surface, price: string, networks: string[], xlm: boolean): string {
+/** How each surface carries a per-call payment, a bundle token and a free-tier key. */
+const WORDING: Record<Surface, { pay: string; bundle: string; key: (quota: string) => string }> = {
+  http: {
+    pay: "sign the requirement from the PAYMENT-REQUIRED header (v2, send PAYMENT-SIGNATURE) or from this body's accepts[] (v1, send X-PAYMENT) and repeat the request.",
+    bundle: "Or send a prepaid bundle token (X-Bundle-Token or Authorization: Bearer).",
+    key: (quota) => `Or send a free-tier key as X-Api-Key (GET ${freeEndpoint("/v1/free-key").path} mints one, ${quota}).`,
+  },
+  mcp: {
+    pay: 'sign one of accepts[] and call the tool again with the base64 payment payload in the "payment" argument (or in _meta["x402/payment"]).',
+    bundle: 'Or pass a prepaid bundle token as "bundle_token".',
+    key: (quota) => `Or pass a free-tier key as "api_key" (the ${FREE_TOOLS.freeKey} tool mints one, ${quota}).`,
+  },
+  a2a: {
+    pay: `sign one of metadata["${META.paymentRequired}"].accepts and send the PaymentPayload in metadata["${META.paymentPayload}"] (with "${META.paymentStatus}": "payment-submitted") in a message on this task (its taskId).`,
+    bundle: `Or put a prepaid bundle token in message metadata["${META.bundleToken}"].`,
+    key: (quota) => `Or put a free-tier key in message metadata["${META.apiKey}"] (the ${FREE_TOOLS.freeKey} skill mints one, ${quota}).`,
+  },
+};
+
+/**
+ * `networks`: the x402 networks offered; `xlm`: whether the XLM offer is included;
+ * `elsewhere`: labels of methods this surface cannot carry (A2A and XLM).
+ */
+function instructionFor(product: AnyProduct, surface: Surface, price: string, networks: string[], xlm: boolean, elsewhere: string[]): string {
+  const words = WORDING[surface];
   const parts: string[] = [];
   const hasX402 = networks.length > 0;
-  if (hasX402) {
-    const on = networks.join(" or ");
-    parts.push(
-      surface === "http"
-        ? `Pay ${usdLabel(price)} in USDC on ${on} with the x402 "exact" scheme: sign the requirement from the PAYMENT-REQUIRED header (v2, send PAYMENT-SIGNATURE) or from this body's accepts[] (v1, send X-PAYMENT) and repeat the request.`
-        : `Pay ${usdLabel(price)} in USDC on ${on} with the x402 "exact" scheme: sign one of accepts[] and call the tool again with the base64 payment payload in the "payment" argument (or in _meta["x402/payment"]).`,
-    );
-  }
+  if (hasX402) parts.push(`Pay ${usdLabel(price)} in USDC on ${networks.join(" or ")} with the x402 "exact" scheme: ${words.pay}`);
   if (xlm) parts.push(`Or pay in native XLM with the memo given under "xlm" (see xlm.instruction).`);
-  if (product.kind === "data") {
-    parts.push(surface === "http" ? "Or send a prepaid bundle token (X-Bundle-Token or Authorization: Bearer)." : 'Or pass a prepaid bundle token as "bundle_token".');
-    if (product.freeTier) {
-      const quota = `${env().FREE_KEY_DAILY_QUOTA} calls per UTC day`;
-      parts.push(
-        surface === "http"
-          ? `Or send a free-tier key as X-Api-Key (GET ${freeEndpoint("/v1/free-key").path} mints one, ${quota}).`
-          : `Or pass a free-tier key as "api_key" (the ${FREE_TOOLS.freeKey} tool mints one, ${quota}).`,
-      );
-    }
+  const alternatives = product.kind === "data";
+  if (alternatives) {
+    parts.push(words.bundle);
+    if (product.freeTier) parts.push(words.key(`${env().FREE_KEY_DAILY_QUOTA} calls per UTC day`));
   }
-  if (!hasX402 && !xlm) parts.unshift("Per-call payment is not configured on this instance.");
+  if (!hasX402 && !xlm) {
+    const also = elsewhere.length ? ` (${elsewhere.join(" and ")} ${elsewhere.length === 1 ? "is" : "are"} accepted over HTTP and MCP only)` : "";
+    parts.unshift(
+      elsewhere.length
+        ? `Per-call payment is not available over ${surface.toUpperCase()} on this instance${also}.${alternatives ? "" : ` Buy ${product.path} over HTTP or MCP.`}`
+        : "Per-call payment is not configured on this instance.",
+    );
+  } else if (elsewhere.length) {
+    parts.push(`(${elsewhere.join(" and ")} ${elsewhere.length === 1 ? "is" : "are"} accepted over HTTP and MCP only.)`);
+  }
   return parts.join(" ");
 }
 
@@ -69,13 +92,14 @@ export async function buildRequirement(product: AnyProduct, surface: Surface, re
   const resource = resourceInfo(resourceUrl, product.description);
   const extra = await extraOffers({ product, surface, priceUsd: price, fetchRate: opts.fetchRate ?? true });
   const xlm = (extra["xlm-memo"] as XlmOffer | null | undefined) ?? null;
+  const elsewhere = takesOutOfBand(surface) ? [] : usableMethods().filter((m) => m.requirement(price) === null).map((m) => m.facts().label);
   const x402 = accepts.length > 0;
   return {
     endpoint: product.path,
     price,
     price_usd: usd6(price),
     currency: "USD",
-    instruction: instructionFor(product, surface, price, accepts.map((a) => a.network), xlm !== null),
+    instruction: instructionFor(product, surface, price, accepts.map((a) => a.network), xlm !== null, elsewhere),
     x402: x402 ? { x402Version: 2, error, resource, accepts } : null,
     x402_v1: x402 ? { x402Version: 1, error, accepts: accepts.map((r) => toV1Requirement(r, resource)) } : null,
     xlm,

@@ -70,8 +70,7 @@ export function authMd(base: string): string {
     "## Machine-readable",
     "",
     `- OpenAPI security schemes: ${docUrl(base, "/openapi.json")} (${[...(pay.perCall ? ["x402"] : []), ...(pay.x402.length > 0 ? ["x402v2"] : []), "BundleToken", "ApiKeyAuth"].map((n) => `\`${n}\``).join(", ")})`,
-    `- Protected-resource metadata: ${docUrl(base, OAUTH_RESOURCE_PREFIX)}`,
-    `- Authorization-server metadata (states that x402 is the mechanism): ${docUrl(base, "/.well-known/oauth-authorization-server")}`,
+    `- Protected-resource metadata (RFC 9728; names no authorization server, none runs here): ${docUrl(base, OAUTH_RESOURCE_PREFIX)}`,
     "",
   ].join("\n");
 }

@@ -16,6 +16,7 @@ import { docUrl } from "@/lib/discovery/documents";
 import { bundlePaths, freeEndpoint } from "@/lib/catalog/lookup";
 import { A2A_JSONRPC_PATH, A2A_REST_PATH, META, X402_EXTENSION_URI } from "@/lib/a2a/protocol";
 import { a2aSkills } from "@/lib/a2a/skills";
+import { A2A_PRICE_NAME } from "@/lib/catalog/surfaces";
 
 type PaymentFacts = ReturnType<typeof paymentFacts>;
 
@@ -47,7 +48,7 @@ function productSkill(p: AnyProduct) {
   return {
     id: p.id,
     name: p.title,
-    description: `${p.description} Price: ${priceLine(p)}; over A2A the HTTP price.`,
+    description: `${p.description} Price: ${priceLine(p)}; over A2A the ${A2A_PRICE_NAME}.`,
     tags: p.tags,
     examples: [example(p), a2aExample(p.id, params)],
     inputModes: ["application/json"],
@@ -72,8 +73,8 @@ function a2aHowTo(pay: PaymentFacts): string {
   const credentials = `put a bundle token in metadata["${META.bundleToken}"] or a free-tier key in metadata["${META.apiKey}"]`;
   const paid =
     pay.x402.length > 0
-      ? `Paid skills cost their HTTP price: pay with the a2a-x402 extension (${pay.x402.map((m) => m.label).join(" or ")}; the task answers input-required with the requirement under metadata["${META.paymentRequired}"]; send the signed PaymentPayload under metadata["${META.paymentPayload}"] on the same task), or ${credentials}.`
-      : `Paid skills cost their HTTP price: ${credentials} (this instance takes no x402 payment).`;
+      ? `Paid skills cost their ${A2A_PRICE_NAME}: pay with the a2a-x402 extension (${pay.x402.map((m) => m.label).join(" or ")}; the task answers input-required with the requirement under metadata["${META.paymentRequired}"]; send the signed PaymentPayload under metadata["${META.paymentPayload}"] on the same task), or ${credentials}.`
+      : `Paid skills cost their ${A2A_PRICE_NAME}: ${credentials} (this instance takes no x402 payment).`;
   return `A2A: name the skill in message.metadata["${META.skill}"] and put its parameters in one data part; the result is a data artifact with the same JSON as the HTTP answer. ${paid}`;
 }
 
@@ -93,7 +94,7 @@ export function a2aExtensions(pay: PaymentFacts = paymentFacts()): Array<{ uri: 
   return [
     {
       uri: X402_EXTENSION_URI,
-      description: `Payments with x402 (standalone flow): ${pay.x402.map((m) => m.label).join(" or ")} per call at the skill's HTTP price; bundle tokens and free-tier keys in message metadata work too.`,
+      description: `Payments with x402 (standalone flow): ${pay.x402.map((m) => m.label).join(" or ")} per call at the skill's ${A2A_PRICE_NAME}; bundle tokens and free-tier keys in message metadata work too.`,
       required: false,
     },
   ];

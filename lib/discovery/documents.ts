@@ -18,6 +18,12 @@ export interface DiscoveryDocument {
   sitemap: boolean;
   /** Short label when the web pages feature the document in their footer. */
   featured?: string;
+  /**
+   * False for a document that is served (and described by OpenAPI and the PDF, like
+   * every operation) but that no other document points to: llms.txt, agents.txt, the
+   * sitemap and auth.md leave it out.
+   */
+  advertised?: false;
 }
 
 /** Name of the one agent skill published under /.well-known/agent-skills/. */
@@ -46,8 +52,15 @@ export const DISCOVERY_DOCUMENTS: readonly DiscoveryDocument[] = [
   { path: "/.well-known/ai-catalog.json", title: "AI catalog", mediaType: "application/json", description: "Agentic resource discovery manifest (AI catalog 1.0) listing the OpenAPI description, MCP server card, agent card, x402 manifest and skill.", sitemap: true },
   { path: OAUTH_RESOURCE_PREFIX, title: "Protected-resource metadata", mediaType: "application/json", description: "RFC 9728 protected-resource metadata; the access mechanism is x402 payment (or a bundle token / free-tier key), not OAuth tokens, so no authorization server is named.", sitemap: true },
   { path: `${OAUTH_RESOURCE_PREFIX}/{rest}`, title: "Protected-resource metadata of one resource", mediaType: "application/json", description: "RFC 9728 metadata of the protected resource {base_url}/{rest}: a paid path (e.g. v1/quote) or mcp; 404 for any other resource, 422 when rest is not a well-formed resource path.", sitemap: false },
-  { path: "/.well-known/oauth-authorization-server", title: "Authorization-server metadata", mediaType: "application/json", description: "RFC 8414-shaped metadata stating that x402 is the authorization mechanism: no OAuth grants or tokens are issued.", sitemap: true },
+  // Spec 4.3 keeps the path. No OAuth authorization server runs here, so its answer is not
+  // RFC 8414 metadata (no issuer, no endpoints) and nothing advertises it.
+  { path: "/.well-known/oauth-authorization-server", title: "No OAuth authorization server", mediaType: "application/json", description: "States that no OAuth authorization server runs here and that x402 payment (or a bundle token / free-tier key) is the authorization mechanism. Deliberately not RFC 8414 metadata: it has no issuer and no endpoints, so no OAuth client takes this origin for an authorization server.", sitemap: false, advertised: false },
 ];
+
+/** The documents other documents point to (llms.txt, agents.txt, auth.md). */
+export function advertisedDocuments(): readonly DiscoveryDocument[] {
+  return DISCOVERY_DOCUMENTS.filter((d) => d.advertised !== false);
+}
 
 /**
  * `path` after checking that it is one of the documents above: code that names a

@@ -1,9 +1,9 @@
 /**
- * OAuth discovery metadata for agents that look for it first: RFC 9728 protected-resource
- * metadata (for the whole service and per resource) and RFC 8414-shaped authorization
- * server metadata. Access is not granted with OAuth tokens: the mechanism is x402
- * payment per call (when this instance takes one), or a prepaid bundle token /
- * free-tier key; the documents say so.
+ * OAuth discovery for agents that look for it first: RFC 9728 protected-resource
+ * metadata (for the whole service and per resource) and, at the RFC 8414 path, a
+ * statement that no authorization server runs here. Access is not granted with OAuth
+ * tokens: the mechanism is x402 payment per call (when this instance takes one), or a
+ * prepaid bundle token / free-tier key; the documents say so.
  *
  * The service runs no OAuth authorization server, so the protected-resource metadata
  * names none (`authorization_servers` is optional in RFC 9728 and absent here): an
@@ -104,22 +104,22 @@ export function protectedResourceMetadata(base: string, rest = ""): Record<strin
 }
 
 /**
- * RFC 8414-shaped metadata whose content is: no OAuth here, x402 is the mechanism (spec
- * 4.3 keeps the path). No protected-resource metadata points here as an authorization
- * server: it has no endpoints and grants nothing.
+ * What /.well-known/oauth-authorization-server answers (spec 4.3 keeps the path): no
+ * OAuth here, x402 is the mechanism. It is deliberately NOT RFC 8414 metadata: an
+ * authorization server without a token endpoint or a single grant type would be
+ * invalid metadata for one that does not exist. Without `issuer` an OAuth client's
+ * validation (RFC 8414 section 3.3) rejects it instead of trying to use it; no other
+ * document points to it (lib/discovery/documents.ts).
  */
 export function authorizationServerMetadata(base: string): Record<string, unknown> {
   return {
-    issuer: base,
+    authorization_server: false,
+    protected_resource_metadata: docUrl(base, OAUTH_RESOURCE_PREFIX),
     service_documentation: docUrl(base, "/auth.md"),
-    response_types_supported: [],
-    grant_types_supported: [],
-    token_endpoint_auth_methods_supported: ["none"],
-    scopes_supported: [],
     ...mechanism(base),
     note: paymentFacts().perCall
-      ? "This service issues no OAuth tokens and needs no account. Authorization is per call with x402: call a paid endpoint, receive 402 with the payment requirement, sign it and repeat the call with PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (v1). A prepaid bundle token (X-Bundle-Token) or a free-tier key (X-Api-Key) are the alternatives."
-      : "This service issues no OAuth tokens and needs no account. This instance takes no per-call payment: send a prepaid bundle token (X-Bundle-Token) or a free-tier key (X-Api-Key).",
+      ? "No OAuth authorization server runs here: this service issues no OAuth tokens and needs no account, and this document is not RFC 8414 metadata. Authorization is per call with x402: call a paid endpoint, receive 402 with the payment requirement, sign it and repeat the call with PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (v1). A prepaid bundle token (X-Bundle-Token) or a free-tier key (X-Api-Key) are the alternatives."
+      : "No OAuth authorization server runs here: this service issues no OAuth tokens and needs no account, and this document is not RFC 8414 metadata. This instance takes no per-call payment: send a prepaid bundle token (X-Bundle-Token) or a free-tier key (X-Api-Key).",
   };
 }
 

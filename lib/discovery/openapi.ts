@@ -359,7 +359,8 @@ function components(products: readonly AnyProduct[], pay: PaymentFacts): Json {
       },
       NotFound: { description: "Not found (code not_found).", content: json(ref("schemas", "ErrorResponse")) },
       PayloadTooLarge: { description: "The request body is larger than this operation accepts (code payload_too_large).", content: json(ref("schemas", "ErrorResponse")) },
-      HeadersTooLarge: { description: "The request headers exceed the server's limit (code headers_too_large); answered before any operation runs.", content: json(ref("schemas", "ErrorResponse")) },
+      HeadersTooLarge: { description: "The request headers exceed the server's limit (code headers_too_large); answered before any operation runs (bare, without a body, behind plain next start).", content: json(ref("schemas", "ErrorResponse")) },
+      RequestTimeout: { description: "The request was not received within 60 s (code request_timeout); answered before any operation runs (bare, without a body, behind plain next start).", content: json(ref("schemas", "ErrorResponse")) },
     },
     schemas: {
       ValidationError: {
@@ -471,6 +472,8 @@ function infoDescription(): string {
     "",
     "## Errors",
     "422 bodies follow `HTTPValidationError`; other errors are `{error: {code, message}}` with a stable code. Nothing is charged when a call fails.",
+    "",
+    "Outside the operations: every path answers `OPTIONS` with **204** and an `Allow` header naming the methods it serves (`HEAD` with `GET`); any other method answers **405** `method_not_allowed` with the same `Allow`. Requests the HTTP parser rejects before any route sees them get the same error shape from the service's own servers (`npm start` and the container's `serve.js`): **431** `headers_too_large` and **408** `request_timeout` (declared on every operation), and **400** `bad_request` for a request line that is not HTTP/1.1 (no operation can be named). Behind plain `next start` those three are Node's bare status lines without a body.",
   ].join("\n");
 }
 
@@ -496,8 +499,13 @@ function buildCore(): Json {
   paths[SERVICE.mcpPath] = mcpOperations(false);
   paths[`${SERVICE.mcpPath}/{path}`] = mcpOperations(true);
   Object.assign(paths, a2aOpenApiPaths());
-  // The server refuses oversized headers before routing (lib/server/client-error.ts), so any operation can answer 431.
-  for (const item of Object.values(paths) as Json[]) for (const op of Object.values(item) as Array<{ responses: Json }>) op.responses["431"] = ref("responses", "HeadersTooLarge");
+  // The server refuses oversized headers and slow requests before routing (lib/server/client-error.ts), so any operation can answer 431 or 408.
+  for (const item of Object.values(paths) as Json[]) {
+    for (const op of Object.values(item) as Array<{ responses: Json }>) {
+      op.responses["408"] = ref("responses", "RequestTimeout");
+      op.responses["431"] = ref("responses", "HeadersTooLarge");
+    }
+  }
   return {
     openapi: SERVICE.openapiVersion,
     info: { title: SERVICE.title, version: SERVICE.apiVersion, summary: SERVICE.summary, description: infoDescription() },

@@ -27,6 +27,7 @@ import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paramDocs, payme
 import { toolList } from "@/lib/discovery/tools";
 import { a2aOpenApiPaths } from "@/lib/a2a/info";
 import { A2A_JSONRPC_PATH, A2A_REST_PATH } from "@/lib/a2a/protocol";
+import { A2A_PRICE_NAME } from "@/lib/catalog/surfaces";
 
 const PAGE = { w: 595.28, h: 841.89, margin: 50 };
 const INK = rgb(0.1, 0.1, 0.12);
@@ -260,6 +261,33 @@ class Writer {
   }
 }
 
+/** Shared responses OpenAPI declares on every operation: stated once ("Answers of every operation"), not in each section. */
+const EVERY_OPERATION = new Set(["RequestTimeout", "HeadersTooLarge"]);
+
+/** `name` as a markdown code span (drawn in the monospaced face); names never contain backticks. */
+function code(name: string): string {
+  return `\`${name}\``;
+}
+
+/** An operation's responses in status order (the 408 and 431 every operation gets are appended last in OpenAPI). */
+function sortedStatuses<T>(responses: Record<string, T>): Array<[string, T]> {
+  return Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b));
+}
+
+/** The type of a JSON Schema property as a reader expects it ("number | null", not "value"). */
+function typeOf(s: { type?: unknown; anyOf?: Array<{ type?: unknown }>; oneOf?: Array<{ type?: unknown }>; enum?: unknown[]; const?: unknown }): string {
+  if (Array.isArray(s.type)) return s.type.join(" | ");
+  if (typeof s.type === "string") return s.type;
+  const variants = s.anyOf ?? s.oneOf;
+  if (variants) {
+    const types = [...new Set(variants.map((v) => typeOf(v)))];
+    return types.join(" | ");
+  }
+  if (s.enum) return [...new Set(s.enum.map((v) => (v === null ? "null" : typeof v)))].join(" | ");
+  if (s.const !== undefined) return s.const === null ? "null" : typeof s.const;
+  return "any";
+}
+
 function paramLines(w: Writer, params: Array<[string, ParamDoc]>): void {
   if (!params.length) {
     w.text("Parameters: none.", { indent: 10 });
@@ -272,16 +300,15 @@ function paramLines(w: Writer, params: Array<[string, ParamDoc]>): void {
     if (d.minimum !== undefined) facts.push(`${d.minimum}..${d.maximum}`);
     if (d.enum) facts.push(`one of ${d.enum.join(", ")}`);
     if (d.maxLength !== undefined) facts.push(`max ${d.maxLength} chars`);
-    w.text(`${name} (${facts.join(", ")}): ${d.description}`, { indent: 20 });
+    w.text(`${code(name)} (${facts.join(", ")}): ${d.description}`, { indent: 20 });
   }
 }
 
 function responseFields(w: Writer, p: AnyProduct): void {
-  const schema = jsonSchemaOf(p.output) as { properties?: Record<string, { type?: unknown; description?: string }> };
+  const schema = jsonSchemaOf(p.output) as { properties?: Record<string, Parameters<typeof typeOf>[0] & { description?: string }> };
   w.text("200 response (application/json) fields:", { indent: 10, font: "bold" });
   for (const [name, s] of Object.entries(schema.properties ?? {})) {
-    const type = Array.isArray(s.type) ? s.type.join(" | ") : (s.type as string | undefined) ?? "value";
-    w.text(`${name} (${type})${s.description ? `: ${s.description}` : ""}`, { indent: 20, size: 8.5 });
+    w.text(`${code(name)} (${typeOf(s)})${s.description ? `: ${s.description}` : ""}`, { indent: 20, size: 8.5 });
   }
 }
 
@@ -314,7 +341,7 @@ interface OpenApiOperation {
   summary: string;
   description: string;
   parameters?: Array<{ name: string; in: string; required: boolean; description: string }>;
-  requestBody?: { content: Record<string, { schema: { properties?: Record<string, { description?: string }> } }> };
+  requestBody?: { description?: string; content: Record<string, { schema: { properties?: Record<string, { description?: string }> } }> };
   responses: Record<string, { description?: string; $ref?: string }>;
 }
 
@@ -326,14 +353,19 @@ function operationSection(w: Writer, api: OpenApiDoc, method: string, path: stri
   w.text(op.summary, { font: "bold" });
   w.text(op.description.split("\n\n")[0]!);
   w.text(`Price: ${price}`, { indent: 10 });
-  w.text("Parameters:", { indent: 10, font: "bold" });
-  for (const p of op.parameters ?? []) w.text(`${p.name} (${p.in}, ${p.required ? "required" : "optional"}): ${p.description}`, { indent: 20 });
+  const params = op.parameters ?? [];
   const body = op.requestBody ? Object.entries(op.requestBody.content) : [];
+  if (!params.length && !body.length) w.text("Parameters: none.", { indent: 10 });
+  else w.text("Parameters:", { indent: 10, font: "bold" });
+  for (const p of params) w.text(`${code(p.name)} (${p.in}, ${p.required ? "required" : "optional"}): ${p.description}`, { indent: 20 });
   if (body.length) {
     const fields = Object.entries(body[0]![1].schema.properties ?? {});
-    w.text(`Body (${body.map(([type]) => type).join(" or ")}): ${fields.map(([name, f]) => `${name}${f.description ? ` - ${f.description}` : ""}`).join("; ") || "none"}`, { indent: 20 });
+    // A body without named fields (a JSON-RPC message) is described by the request body's own description.
+    const what = fields.map(([name, f]) => `${code(name)}${f.description ? ` - ${f.description}` : ""}`).join("; ") || op.requestBody?.description || "a JSON value";
+    w.text(`Body (${body.map(([type]) => type).join(" or ")}): ${what}`, { indent: 20 });
   }
-  const answers = Object.entries(op.responses).map(([status, r]) => {
+  const own = sortedStatuses(op.responses).filter(([, r]) => !EVERY_OPERATION.has(r.$ref?.split("/").at(-1) ?? ""));
+  const answers = own.map(([status, r]) => {
     const name = r.$ref?.split("/").at(-1);
     const text = r.description ?? (name ? api.components.responses[name]?.description : undefined);
     if (!text) throw new Error(`no wording for response ${r.$ref} of ${method} ${path}`);
@@ -374,10 +406,17 @@ async function build(base: string): Promise<Uint8Array> {
   w.text(`- Free-tier API key: header X-Api-Key (GET ${freeEndpoint("/v1/free-key").path}; ${freeQuota()} calls per UTC day on standard endpoints).`, { indent: 10 });
   w.text(`Each paid operation in ${docPath("/openapi.json")} declares its payment offer under x-payment-info.`);
 
+  const api = buildOpenApi(base) as unknown as OpenApiDoc;
+  w.heading("Answers of every operation", 15);
+  for (const name of EVERY_OPERATION) {
+    const status = Object.entries(api.paths["/openapi.json"]!.get!.responses).find(([, r]) => r.$ref?.endsWith(`/${name}`))?.[0];
+    w.text(`- ${status} ${api.components.responses[name]!.description}`, { indent: 10 });
+  }
+  w.text("- OPTIONS on any path: 204 with Allow naming the methods served; any other method: 405 (code method_not_allowed) with the same Allow. A request line that is not HTTP/1.1: 400 (code bad_request).", { indent: 10 });
+
   w.heading("Paid operations", 15);
   for (const p of paidProducts()) productSection(w, p);
 
-  const api = buildOpenApi(base) as unknown as OpenApiDoc;
   const paths = api.paths;
   w.heading("Free endpoints", 15);
   for (const e of FREE_ENDPOINTS) {
@@ -402,14 +441,14 @@ async function build(base: string): Promise<Uint8Array> {
   }
   w.heading("MCP tools", 13);
   for (const t of toolList()) {
-    w.text(`${t.name} - ${t.free ? "free" : usdLabel(t.price)}${t.path ? ` - GET ${t.path}` : ""}`, { font: "bold", size: 9 });
+    w.text(`${code(t.name)} - ${t.free ? "free" : usdLabel(t.price)}${t.path ? ` - GET ${t.path}` : ""}`, { font: "bold", size: 9 });
     w.text(t.description, { indent: 10, size: 8.5 });
   }
 
   w.heading("A2A agent interface", 15);
   w.text(`A2A protocol ${SERVICE.a2aProtocolVersion}: HTTP+JSON binding at ${base}${A2A_REST_PATH}, JSON-RPC at ${base}${A2A_JSONRPC_PATH}; skills, message conventions${paymentFacts().x402.length > 0 ? " and the a2a-x402 extension" : ""} are in the agent card.`);
   for (const path of Object.keys(a2aOpenApiPaths())) {
-    for (const [method, op] of Object.entries(paths[path] ?? {})) operationSection(w, api, method, path, op, "free (paid skills are paid per message, at the HTTP price).");
+    for (const [method, op] of Object.entries(paths[path] ?? {})) operationSection(w, api, method, path, op, `free (paid skills are paid per message, at the ${A2A_PRICE_NAME}).`);
   }
 
   w.footers();

@@ -5,7 +5,7 @@
  */
 import { PUBLIC_FREE_ENDPOINTS } from "@/lib/catalog/free";
 import { usdLabel } from "@/lib/payments/price";
-import { DISCOVERY_DOCUMENTS, docPath } from "@/lib/discovery/documents";
+import { advertisedDocuments, docPath } from "@/lib/discovery/documents";
 import { freeEndpoint, productById } from "@/lib/catalog/lookup";
 import { SERVICE, acceptedCredentials, freeQuota, paidProducts, paramDocs, paymentFacts, paymentLine, priceLine } from "@/lib/discovery/service";
 import { toolList } from "@/lib/discovery/tools";
@@ -58,7 +58,9 @@ export function llmsTxt(base: string): string {
     "",
     "## Discovery documents",
     "",
-    ...DISCOVERY_DOCUMENTS.filter((d) => !d.path.includes("{") && d.path !== docPath("/llms.txt")).map((d) => `- [${d.title}](${base}${d.path}): ${d.description}`),
+    ...advertisedDocuments()
+      .filter((d) => !d.path.includes("{") && d.path !== docPath("/llms.txt"))
+      .map((d) => `- [${d.title}](${base}${d.path}): ${d.description}`),
     "",
   ];
   return lines.join("\n");
@@ -91,7 +93,9 @@ export function agentsTxt(base: string): string {
     ...toolList().map((t) => `Tool: ${t.name} | ${t.free ? "free" : usdLabel(t.price)} | ${t.path ?? "-"}`),
     "",
     "# Documents",
-    ...DISCOVERY_DOCUMENTS.filter((d) => !d.path.includes("{")).map((d) => `Document: ${base}${d.path} (${d.mediaType})`),
+    ...advertisedDocuments()
+      .filter((d) => !d.path.includes("{"))
+      .map((d) => `Document: ${base}${d.path} (${d.mediaType})`),
     "",
   ].join("\n");
 }

@@ -76,6 +76,13 @@ export function refusalBody(r: Refused): Record<string, unknown> {
   };
 }
 
+/** The same timing as a JSON object (MCP `_meta`, A2A task metadata): ms per phase that ran, one decimal. */
+export function timingRecord(t: { verify?: number; handler?: number; settle?: number }): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of ["verify", "handler", "settle"] as const) if (t[k] !== undefined) out[`${k}_ms`] = Math.round(t[k] * 10) / 10;
+  return out;
+}
+
 /** Server-Timing of a gated call: where its time went (ms), phases that ran only. */
 export function serverTiming(t: { verify?: number; handler?: number; settle?: number }): string {
   const parts: string[] = [];

@@ -37,13 +37,16 @@ import { log } from "@/lib/log";
 import { MCP_MAX_BODY_BYTES, MCP_PATH } from "@/lib/mcp/info";
 import { readBounded } from "@/lib/http/read-bounded";
 import { MCP_PATH_PARAM, pathView, sessionEnd } from "@/lib/mcp/paths";
-import { errorResult } from "@/lib/mcp/results";
+import { errorResult, TIMING_META_KEY } from "@/lib/mcp/results";
+import { serverTiming } from "@/lib/http/access-render";
 import { mcpTransportHandler } from "@/lib/mcp/server";
 
 /** Browser-based MCP clients (e.g. the Inspector UI) call cross-origin; credentials travel in the body, never in cookies. */
 const CORS: Record<string, string> = {
   "Access-Control-Allow-Origin": "*",
-  "Access-Control-Expose-Headers": "Mcp-Session-Id, Mcp-Protocol-Version, Allow",
+  "Access-Control-Expose-Headers": "Mcp-Session-Id, Mcp-Protocol-Version, Allow, Server-Timing",
+  // Lets a browser client's Resource Timing see Server-Timing too (it is no secret).
+  "Timing-Allow-Origin": "*",
 };
 
 /** Every method spec 4.4 declares, on /mcp and /mcp/{path} alike. */
@@ -182,9 +185,9 @@ async function singleAnswer(res: Response, id: string | number): Promise<Respons
     .filter((l) => l.startsWith("data:"))
     .map((l) => l.slice(5).trim())
     .filter((d) => d !== "");
-  let answer: { id?: unknown } | undefined;
+  let answer: { id?: unknown; result?: { _meta?: Record<string, unknown> } } | undefined;
   try {
-    answer = data.length === 1 ? (JSON.parse(data[0]!) as { id?: unknown }) : undefined;
+    answer = data.length === 1 ? (JSON.parse(data[0]!) as typeof answer) : undefined;
   } catch {
     answer = undefined;
   }
@@ -192,6 +195,10 @@ async function singleAnswer(res: Response, id: string | number): Promise<Respons
   // Anything else (notifications before the answer, several events) stays the SSE stream it was.
   if (answer?.id !== id) return new Response(text, { status: res.status, headers });
   headers.set("Content-Type", "application/json");
+  // A lone paid tools/call: its gate's timing (lib/mcp/results.ts) as Server-Timing, as on GET /v1/*.
+  const timing = answer.result?._meta?.[TIMING_META_KEY] as Record<string, number> | undefined;
+  const serverTimingValue = timing ? serverTiming({ verify: timing.verify_ms, handler: timing.handler_ms, settle: timing.settle_ms }) : "";
+  if (serverTimingValue) headers.set("Server-Timing", serverTimingValue);
   for (const h of ["Connection", "X-Accel-Buffering", "Content-Length"]) headers.delete(h);
   return new Response(data[0], { status: 200, headers });
 }

@@ -17,6 +17,7 @@ import { secondsUntil, type Granted, type Refused } from "@/lib/access/outcome";
 import type { CallResult } from "@/lib/access/call";
 import { toApiError, ValidationError } from "@/lib/errors";
 import { asArgumentIssues, type JsonSchema } from "@/lib/mcp/arguments";
+import { timingRecord } from "@/lib/http/access-render";
 
 /** A successful tool result carrying `value` as text and as structured content. */
 export function okResult(value: unknown, meta?: Record<string, unknown>): CallToolResult {
@@ -136,9 +137,17 @@ export function accessMeta(g: Granted): Record<string, unknown> {
   return meta;
 }
 
-/** The tool result of a call's result (lib/access/call.ts). */
+/** Where a paid tool result carries its call's timing (ms per phase); lib/mcp/http.ts turns it into Server-Timing. */
+export const TIMING_META_KEY = "echo/timing";
+
+/**
+ * The tool result of a call's result (lib/access/call.ts), with where the call's time
+ * went under `_meta["echo/timing"]` whenever the gate ran (granted, refused or failed).
+ */
 export function renderToolCall(result: CallResult, context: Record<string, unknown>): CallToolResult {
-  if (result.kind === "granted") return okResult(result.value, accessMeta(result.outcome));
-  if (result.kind === "refused") return refusalResult(result.refusal);
-  return resultForError(result.error, context);
+  const rendered =
+    result.kind === "granted" ? okResult(result.value, accessMeta(result.outcome)) : result.kind === "refused" ? refusalResult(result.refusal) : resultForError(result.error, context);
+  const timing = timingRecord(result.timing);
+  if (Object.keys(timing).length) rendered._meta = { ...rendered._meta, [TIMING_META_KEY]: timing };
+  return rendered;
 }

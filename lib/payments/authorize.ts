@@ -4,16 +4,25 @@
  * exact requirement, lock its reference and verify it. The result hands back `settle`
  * (called only after the handler succeeded) and `release` (called when it failed).
  */
+import { ApiError } from "@/lib/errors";
 import type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
 import { decodePayment } from "@/lib/payments/x402/codec";
-import { methodFor, type MethodId } from "@/lib/payments/methods/registry";
+import { methodFor, takesOutOfBand, type MethodId } from "@/lib/payments/methods/registry";
 
 export type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
 
-/** Thrown errors carry the method that refused (for the refusal log line); undefined when decoding failed. */
-export async function authorizePayment(input: PaymentInput, onMethod?: (id: MethodId) => void): Promise<AuthorizedPayment> {
+/**
+ * `onMethod` learns the method that handles the payment and the payment's own reference
+ * (what the replay guard keys on: EVM `payer:nonce`, the Solana transaction's reference,
+ * the XLM transaction hash) before anything can refuse it, so the refusal log line can
+ * name both; neither is learnt when decoding failed.
+ */
+export async function authorizePayment(input: PaymentInput, onMethod?: (id: MethodId, reference: string | null) => void): Promise<AuthorizedPayment> {
   const decoded = decodePayment(input.payload);
   const method = methodFor(decoded);
-  onMethod?.(method.id);
+  onMethod?.(method.id, method.reference(decoded));
+  if (!method.requirement(input.priceUsd) && !takesOutOfBand(input.surface)) {
+    throw new ApiError("payment_invalid", `${method.facts().label} is not taken over ${input.surface.toUpperCase()}: pay with one of the x402 requirements offered there, or use a bundle token or a free-tier key.`);
+  }
   return method.authorize(decoded, input);
 }

@@ -3,9 +3,17 @@
  * over `maxHeaderSize`, a malformed request line, a request not received in time). Node's
  * own answer is a bare status line with no body; this one has the service's JSON error
  * shape, so a client gets a machine-readable code and a sentence like on any other error.
+ *
+ * Both servers this repository ships use it (`hardenServer`): the custom server
+ * (lib/server/main.ts, `npm start`) and the standalone/container entry
+ * (lib/server/standalone.ts). Plain `next start` cannot: Next creates its server without
+ * a hook, so there Node's bare status line stays (README, "Deploying").
+ *
+ * Imports stay minimal (no lib/errors index): the standalone entry bundles this file.
  */
+import type { Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import type { ErrorCode } from "@/lib/errors/codes";
 
 const REASONS: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" };
@@ -40,4 +48,13 @@ export function answerClientError(maxHeaderSize: number): (err: NodeJS.ErrnoExce
         body,
     );
   };
+}
+
+/** How long a client may take to send its headers and its whole request; keep-alive outlives common proxies' 60 s. */
+export const SERVER_TIMEOUTS = { keepAliveTimeout: 65_000, headersTimeout: 66_000, requestTimeout: 60_000 } as const;
+
+/** Gives `server` the JSON answers above (header limit `maxHeaderSize`) and the service's timeouts. */
+export function hardenServer(server: Server, maxHeaderSize: number): void {
+  server.on("clientError", answerClientError(maxHeaderSize));
+  Object.assign(server, SERVER_TIMEOUTS);
 }

@@ -21,7 +21,7 @@ import { clientIpStamper } from "@/lib/http/client-ip";
 import { log } from "@/lib/log";
 import { peekProcessState } from "@/lib/process-state";
 import { toApiError } from "@/lib/errors";
-import { answerClientError } from "@/lib/server/client-error";
+import { hardenServer } from "@/lib/server/client-error";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -74,10 +74,7 @@ async function main(): Promise<void> {
     });
   });
   // Oversized headers, malformed requests and timeouts get the JSON error shape, not Node's bare status line.
-  server.on("clientError", answerClientError(maxHeaderSize));
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 60_000;
+  hardenServer(server, maxHeaderSize);
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -3,7 +3,8 @@
  * child process on a free port and waits for its ready line. `entry: "next-start"` runs
  * the same build under plain `next start` instead (what a platform deploy or someone
  * skipping `npm start` gets: no custom server in front of the routes); `entry:
- * "standalone"` runs `output: "standalone"`'s server.js, as the Dockerfile does.
+ * "standalone"` runs the standalone folder's entry, serve.js (Next's server.js with the
+ * service's JSON client-error answers, lib/server/standalone.ts), as the container does.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -57,7 +58,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
     // server.js reads PORT with `|| 3000`, so 0 would mean 3000: hand it a free port.
     const { assembleStandalone } = await import("../../scripts/standalone.mjs");
     Object.assign(env, { PORT: String(await freePort()), HOSTNAME: "127.0.0.1" });
-    args = [join(assembleStandalone(), "server.js")];
+    args = [join(assembleStandalone(), "serve.js")];
   } else {
     args =
       opts.entry === "next-start"

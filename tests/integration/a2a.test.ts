@@ -4,8 +4,13 @@
  * SDK, both bindings (HTTP+JSON and JSON-RPC), free skills, the a2a-x402 flow
  * (input-required → a real EIP-3009 payload signed by the official @x402/evm client
  * scheme → completed with the artifact and the settlement receipt, balances moved by
- * exactly the price), the replay rule across A2A and HTTP, 422 detail as a failed task,
- * bundle tokens and free keys in message metadata, and protocol errors that are never 500.
+ * exactly the price), the replay rule across A2A, HTTP and MCP, 422 detail as a failed task,
+ * bundle tokens and free keys in message metadata (recorded as A2A calls), and protocol
+ * errors that are never 500. Every branch of the a2a-x402 state machine: payment-rejected
+ * (canceled), a product failure or bad parameters after the payment was submitted
+ * (payment-failed with a failure receipt, nothing charged, the payment still usable), an
+ * exhausted free key (429); one task store for both bindings; Server-Timing; and the
+ * artifact equal to the HTTP body.
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -16,12 +21,13 @@ import { Client, ClientFactory, ClientFactoryOptions, JsonRpcTransport, RestTran
 import { x402Client } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { toClientEvmSigner } from "@x402/evm";
+import { Keypair } from "@stellar/stellar-sdk";
 import { createWalletClient, http, publicActions } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { productById } from "@/lib/catalog/lookup";
 import { usdToAtomic } from "@/lib/payments/price";
 import { localBase, type Chain } from "../helpers/chain";
-import type { Fixture } from "../helpers/fixture";
+import { startFixture, type Fixture } from "../helpers/fixture";
 import { startPaidFixture } from "../helpers/paid-fixture";
 import { requirementFrom } from "../helpers/payments";
 
@@ -130,6 +136,9 @@ describe("A2A free skills", () => {
     expect(JSON.stringify(t)).not.toContain(key);
     expect(JSON.stringify(stored)).not.toContain(key);
     expect(stored.status.state).toBe("completed");
+    // The ledger records the call as an A2A call (at the HTTP price, like every A2A call).
+    const usage = (await fx.json("/v1/usage", { headers: { "X-Api-Key": key } })).body as J;
+    expect(usage.recent[0]).toMatchObject({ product: "fng", surface: "a2a" });
   });
 });
 
@@ -205,7 +214,153 @@ describe("A2A x402 payments", () => {
     const report = await send(rpc, message({ skill: "sentiment-report", metadata: { bundle_token: token } }));
     expect(report.status.state, JSON.stringify(report.status)).toBe("completed");
     expect(meta(report)["echo.access"]).toMatchObject({ credential: "bundle", bundle: { credits_charged: 2, credits_remaining: 8 } });
+    const usage = (await fx.json("/v1/usage", { headers: { "X-Bundle-Token": token } })).body as J;
+    expect(usage.recent[0]).toMatchObject({ product: "sentiment-report", surface: "a2a", credits: 2 });
     expect(JSON.stringify(await rpc.getTask({ id: report.id, historyLength: 10 }))).not.toContain(token);
+  });
+});
+
+describe("A2A x402 flow: every branch of the a2a-x402 state machine", () => {
+  const submitted = (payload: unknown) => ({ "x402.payment.status": "payment-submitted", "x402.payment.payload": payload });
+
+  it("a task created over JSON-RPC is paid over HTTP+JSON: both bindings share one task store", async () => {
+    const first = await send(rpc, message({ skill: "fng" }));
+    expect(first.status.state).toBe("input-required");
+    const before = await chain.usdcBalance(payer.address);
+    const payload = await signer.createPaymentPayload(meta(first)["x402.payment.required"]);
+    const done = await send(rest, message({ taskId: first.id, metadata: submitted(payload) }));
+    expect(done.id).toBe(first.id);
+    expect(done.status.state, JSON.stringify(done.status)).toBe("completed");
+    expect(meta(done)["x402.payment.status"]).toBe("payment-completed");
+    expect((await rpc.getTask({ id: first.id })).status.state).toBe("completed");
+    expect(before - (await chain.usdcBalance(payer.address))).toBe(PRICE_FNG);
+  });
+
+  it("payment-rejected: the client declines, the task ends canceled with its (empty) receipts, nothing is charged", async () => {
+    const first = await send(rest, message({ skill: "fng" }));
+    const payload = await signer.createPaymentPayload(meta(first)["x402.payment.required"]);
+    const before = await chain.usdcBalance(payer.address);
+    const rejected = await send(rest, message({ taskId: first.id, metadata: { "x402.payment.status": "payment-rejected" } }));
+    expect(rejected.id).toBe(first.id);
+    expect(rejected.status.state).toBe("canceled");
+    expect(meta(rejected)).toEqual({ "x402.payment.status": "payment-rejected", "x402.payment.receipts": [] });
+    expect(rejected.artifacts ?? []).toHaveLength(0);
+    // Canceled is final: the task takes no payment afterwards.
+    await expect(rest.sendMessage(message({ taskId: first.id, metadata: submitted(payload) }), x402Options)).rejects.toThrow();
+    expect(await chain.usdcBalance(payer.address)).toBe(before);
+  });
+
+  it("a product failure after the payment was submitted: failed task, payment-failed with a failure receipt, nothing charged, the payment still usable", async () => {
+    const first = await send(rest, message({ skill: "fng" }));
+    const payload = await signer.createPaymentPayload(meta(first)["x402.payment.required"]);
+    const before = await chain.usdcBalance(payer.address);
+    fx.sim.setFault("alternative", { mode: "error", status: 500 });
+    let failed: Task;
+    try {
+      failed = await send(rest, message({ taskId: first.id, metadata: submitted(payload) }));
+    } finally {
+      fx.sim.clearFaults();
+    }
+    expect(failed.status.state).toBe("failed");
+    expect(meta(failed)).toMatchObject({ "x402.payment.status": "payment-failed", "x402.payment.error": "UPSTREAM_UNAVAILABLE", "echo.error": { code: "upstream_unavailable", status: 503 } });
+    const receipts = meta(failed)["x402.payment.receipts"] as J[];
+    expect(receipts).toEqual([{ success: false, errorReason: expect.stringMatching(/\S/), transaction: "", network: "eip155:8453", payer: expect.any(String) }]);
+    expect(receipts[0]!.payer.toLowerCase()).toBe(payer.address.toLowerCase());
+    expect(failed.artifacts ?? []).toHaveLength(0);
+    expect(await chain.usdcBalance(payer.address)).toBe(before);
+    // Released, not spent: the same signed payment pays a new task once the upstream is back.
+    const again = await send(rest, message({ skill: "fng", metadata: submitted(payload) }));
+    expect(again.status.state, JSON.stringify(again.status)).toBe("completed");
+    expect(before - (await chain.usdcBalance(payer.address))).toBe(PRICE_FNG);
+  });
+
+  it("a paid message with bad parameters fails with payment-failed (INVALID_REQUEST) and the 422 detail; the payment is not used", async () => {
+    const pending = await send(rest, message({ skill: "prediction" }));
+    expect(pending.status.state).toBe("input-required");
+    const payload = await signer.createPaymentPayload(meta(pending)["x402.payment.required"]);
+    const before = await chain.usdcBalance(payer.address);
+    const bad = await send(rest, message({ skill: "prediction", data: { limit: 999 }, metadata: submitted(payload) }));
+    expect(bad.status.state).toBe("failed");
+    expect(meta(bad)).toMatchObject({ "x402.payment.status": "payment-failed", "x402.payment.error": "INVALID_REQUEST", "echo.error": { code: "validation_error", status: 422 } });
+    expect(meta(bad)["x402.payment.receipts"]).toEqual([expect.objectContaining({ success: false, transaction: "", network: "eip155:8453" })]);
+    expect(statusData(bad).detail[0].loc).toEqual(["data", "limit"]);
+    expect(await chain.usdcBalance(payer.address)).toBe(before);
+    const paid = await send(rest, message({ taskId: pending.id, metadata: submitted(payload) }));
+    expect(paid.status.state, JSON.stringify(paid.status)).toBe("completed");
+  });
+
+  it("a payment used over MCP is refused over A2A (one replay rule for every surface), logged as an A2A refusal naming the payment", async () => {
+    const mcp = async (id: number, meta?: J) =>
+      (
+        await fx.json("/mcp", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+          body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "get_fear_greed_index", arguments: {}, ...(meta ? { _meta: meta } : {}) } }),
+        })
+      ).body.result as J;
+    const required = (await mcp(1)).structuredContent;
+    // fng costs the same over MCP and HTTP ($0.01): only the replay rule can refuse it over A2A.
+    expect(required.accepts[0].amount).toBe(PRICE_FNG.toString());
+    const payload = await signer.createPaymentPayload(required);
+    const paid = await mcp(2, { "x402/payment": payload });
+    expect(paid.isError, JSON.stringify(paid).slice(0, 400)).toBeFalsy();
+    const before = await chain.usdcBalance(payer.address);
+    const logsBefore = fx.svc.logs().length;
+    const replay = await send(rest, message({ skill: "fng", metadata: submitted(payload) }));
+    expect(replay.status.state).toBe("input-required");
+    expect(meta(replay)).toMatchObject({ "x402.payment.status": "payment-failed", "x402.payment.error": "DUPLICATE_NONCE", "echo.error": { code: "payment_replayed", status: 402 } });
+    expect(meta(replay)["x402.payment.receipts"]).toEqual([expect.objectContaining({ success: false, transaction: "" })]);
+    expect(await chain.usdcBalance(payer.address)).toBe(before);
+    const line = fx.svc.logs().slice(logsBefore).split("\n").find((l) => l.includes('"payment.refused"'));
+    const authorization = (payload.payload as { authorization: { from: string; nonce: string } }).authorization;
+    expect(JSON.parse(line!)).toMatchObject({ surface: "a2a", product: "fng", code: "payment_replayed", method: "evm-exact", reference: `${authorization.from.toLowerCase()}:${authorization.nonce.toLowerCase()}` });
+    expect(line).not.toContain(payload.payload.signature as string);
+  });
+
+  it("an exhausted free key answers 429 with when its quota resets, and the task still takes a payment", async () => {
+    const key = await mintKey();
+    for (let i = 0; i < 50; i++) expect((await fx.get("/v1/fng", { headers: { "X-Api-Key": key } })).status).toBe(200);
+    const t = await send(rest, message({ skill: "fng", metadata: { api_key: key } }));
+    expect(t.status.state).toBe("input-required");
+    const error = meta(t)["echo.error"];
+    expect(error).toMatchObject({ code: "quota_exhausted", status: 429 });
+    expect(error.retry_after_seconds).toBeGreaterThan(0);
+    expect(t.status.message?.parts[0]).toMatchObject({ kind: "text", text: expect.stringMatching(/resets in \d+ s/) });
+    expect(meta(t)["x402.payment.status"]).toBe("payment-required");
+    const paid = await send(rest, message({ taskId: t.id, metadata: submitted(await signer.createPaymentPayload(meta(t)["x402.payment.required"])) }));
+    expect(paid.status.state, JSON.stringify(paid.status)).toBe("completed");
+  });
+
+  it("the refusal's instruction speaks A2A: metadata keys, never HTTP headers", async () => {
+    const t = await send(rest, message({ skill: "fng" }));
+    const text = (t.status.message?.parts[0] as { text: string }).text;
+    for (const key of ['metadata["x402.payment.payload"]', 'metadata["bundle_token"]', 'metadata["api_key"]']) expect(text).toContain(key);
+    for (const header of ["PAYMENT-SIGNATURE", "X-PAYMENT", "X-Bundle-Token", "X-Api-Key"]) expect(text).not.toContain(header);
+  });
+
+  it("a message with a paid call answers Server-Timing (verification, handler, settlement) on both bindings, and echo.timing in its metadata", async () => {
+    const rpcSend = (params: MessageSendParams) =>
+      fetch(`${fx.svc.url}/a2a/jsonrpc`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params }) });
+    const first = await rpcSend(message({ skill: "fng" }));
+    expect(first.headers.get("server-timing")).toMatch(/^verify;desc="credential check";dur=[\d.]+$/);
+    const task = (await first.json()).result as Task;
+    const payload = await signer.createPaymentPayload(meta(task)["x402.payment.required"]);
+    const paid = await rpcSend(message({ taskId: task.id, metadata: submitted(payload) }));
+    const timing = paid.headers.get("server-timing")!;
+    for (const phase of ["verify", "handler", "settle"]) expect(timing).toMatch(new RegExp(`${phase};(desc="[^"]*";)?dur=\\d+(\\.\\d+)?`));
+    const done = (await paid.json()).result as Task;
+    expect(done.status.state).toBe("completed");
+    expect(meta(done)["echo.timing"]).toEqual({ verify_ms: expect.any(Number), handler_ms: expect.any(Number), settle_ms: expect.any(Number) });
+    // HTTP+JSON: a refusal timed too; a free skill runs no gate, so no header.
+    const restSend = (body: unknown) => fetch(`${fx.svc.url}/a2a/v1/message:send`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const restMessage = (skill: string) => ({ message: { messageId: randomUUID(), role: "ROLE_USER", content: [{ text: "please" }], metadata: { skill } } });
+    const refused = await restSend(restMessage("fng"));
+    // The SDK's REST router answers message:send with 201 (a task was created).
+    expect(refused.status, await refused.clone().text()).toBe(201);
+    expect(refused.headers.get("server-timing")).toMatch(/^verify;/);
+    const free = await restSend(restMessage("get_xlm_sentiment"));
+    expect(free.status).toBe(201);
+    expect(free.headers.get("server-timing")).toBeNull();
   });
 });
 
@@ -278,3 +433,62 @@ describe("A2A errors", () => {
 async function mintKey(): Promise<string> {
   return (await fx.json("/v1/free-key")).body.api_key as string;
 }
+
+describe("A2A answers hold the HTTP answer", () => {
+  let cached: Fixture;
+  let client: Client;
+  beforeAll(async () => {
+    // The response cache on (the paid fixture turns it off): the HTTP call and the skill
+    // call within its TTL read the same value, so the two answers can be compared whole.
+    cached = await startFixture({});
+    client = await new ClientFactory().createFromUrl(cached.svc.url);
+  }, 120_000);
+  afterAll(async () => cached?.close());
+
+  it("the artifact's JSON deep-equals the HTTP body for the same product and parameters", async () => {
+    const key = (await cached.json("/v1/free-key")).body.api_key as string;
+    const cases: Array<[string, string, J]> = [
+      ["fng", "/v1/fng", {}],
+      ["screen", "/v1/screen?tickers=XLM-USD,BTC-USD&period=1mo", { tickers: "XLM-USD,BTC-USD", period: "1mo" }],
+    ];
+    for (const [skill, path, data] of cases) {
+      const res = await cached.get(path, { headers: { "X-Api-Key": key } });
+      expect(res.status, path).toBe(200);
+      const body = await res.json();
+      const t = await send(client, message({ skill, data, metadata: { api_key: key } }));
+      expect(t.status.state, JSON.stringify(t.status)).toBe("completed");
+      expect(artifactData(t), skill).toEqual(body);
+    }
+  });
+});
+
+describe("A2A on an instance whose only per-call method is XLM (which A2A cannot carry)", () => {
+  let xlmOnly: Fixture;
+  let client: Client;
+  beforeAll(async () => {
+    xlmOnly = await startFixture({ env: { PAY_TO_ADDRESS: undefined, FACILITATOR_URL: undefined, FACILITATOR_PRIVATE_KEY: undefined, SOLANA_PAY_TO_ADDRESS: undefined, STELLAR_PAY_TO_ADDRESS: Keypair.random().publicKey() } });
+    client = await new ClientFactory().createFromUrl(xlmOnly.svc.url);
+  }, 120_000);
+  afterAll(async () => xlmOnly?.close());
+
+  it("a paid skill waits for a bundle token or a key, with no x402 keys (never a null requirement); a bundle purchase fails saying where to buy", async () => {
+    const t = await send(client, message({ skill: "fng" }));
+    expect(t.status.state).toBe("input-required");
+    expect(Object.keys(meta(t)).filter((k) => k.startsWith("x402."))).toEqual([]);
+    expect(meta(t)["echo.error"]).toMatchObject({ code: "payment_required", status: 402 });
+    const text = (t.status.message?.parts[0] as { text: string }).text;
+    expect(text).toMatch(/Per-call payment is not available over A2A on this instance \(native XLM on stellar:pubnet is accepted over HTTP and MCP only\)/);
+    expect(text).toContain('metadata["bundle_token"]');
+    expect(text).toContain('metadata["api_key"]');
+    // The key it names works on the same task.
+    const key = (await xlmOnly.json("/v1/free-key")).body.api_key as string;
+    const done = await send(client, message({ taskId: t.id, metadata: { api_key: key } }));
+    expect(done.status.state, JSON.stringify(done.status)).toBe("completed");
+    // Over HTTP the same instance offers XLM.
+    expect((await xlmOnly.json("/v1/fng")).body.instruction).toMatch(/native XLM/);
+    const bundle = await send(client, message({ skill: "bundle" }));
+    expect(bundle.status.state).toBe("failed");
+    expect(Object.keys(meta(bundle)).filter((k) => k.startsWith("x402."))).toEqual([]);
+    expect((bundle.status.message?.parts[0] as { text: string }).text).toContain(`Buy ${BUNDLE.path} over HTTP or MCP.`);
+  });
+});

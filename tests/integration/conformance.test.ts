@@ -5,11 +5,15 @@
  * - every discovery document is served with the media type the document list, the
  *   `Link` header and the API catalog declare;
  * - `Allow` lists what is served: OPTIONS names the methods, none of them answers 405,
- *   every other method answers a JSON 405 carrying the same `Allow`;
+ *   every other method answers a JSON 405 carrying the same `Allow` (the A2A URLs too,
+ *   per resource of the HTTP+JSON binding);
  * - RFC 9728 metadata exists only for protected resources (404 otherwise) and names no
- *   authorization server (the service runs none);
+ *   authorization server (the service runs none); the RFC 8414 path, kept by spec 4.3,
+ *   is no authorization-server metadata and nothing points to it;
  * - a repeated query parameter or tool argument is a spec 2.6 error naming it;
- * - a 100 KB request header gets 431 with the JSON error shape (raw socket);
+ * - a 100 KB request header gets 431 with the JSON error shape (raw socket); 431 and 408
+ *   are declared on every operation, the rest (OPTIONS 204, 405, the parser's 400) in
+ *   OpenAPI's description;
  * - every status these requests provoke is declared by the OpenAPI operation answering.
  */
 import { connect } from "node:net";
@@ -101,6 +105,9 @@ describe("conformance of the HTTP and discovery surfaces", () => {
       ...PRODUCTS.map((p) => p.path),
       "/mcp",
       "/mcp/tools",
+      "/a2a",
+      "/a2a/jsonrpc",
+      "/a2a/v1/card",
     ];
 
     it("OPTIONS names the methods served, none of them answers 405, every other one answers a JSON 405 with that Allow", async () => {
@@ -138,6 +145,30 @@ describe("conformance of the HTTP and discovery surfaces", () => {
       expect(post.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
       expect((await fx.get("/v1/no-such-product", { method: "OPTIONS" })).status).toBe(404);
     });
+
+    it("the A2A HTTP+JSON binding answers per resource: POST-only and GET-only resources, unknown paths 404 on every method", async () => {
+      const task = "00000000-0000-4000-8000-000000000000";
+      const cases: Array<[string, string]> = [
+        ["/a2a/v1/message:send", "OPTIONS, POST"],
+        [`/a2a/v1/tasks/${task}:cancel`, "OPTIONS, POST"],
+        [`/a2a/v1/tasks/${task}`, "GET, HEAD, OPTIONS"],
+        ["/a2a/v1/card", "GET, HEAD, OPTIONS"],
+      ];
+      for (const [path, allow] of cases) {
+        const opt = await fx.get(path, { method: "OPTIONS" });
+        expect(opt.status, path).toBe(204);
+        expect(opt.headers.get("allow"), path).toBe(allow);
+        for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) => !allow.split(", ").includes(m))) {
+          const res = await fx.json(path, { method, headers: { "Content-Type": "application/json" }, body: method === "GET" ? undefined : "{}" });
+          expect(res.status, `${method} ${path}`).toBe(405);
+          expect(res.headers.get("allow"), `${method} ${path}`).toBe(allow);
+          expect(res.body.error.code).toBe("method_not_allowed");
+        }
+      }
+      // Served methods still reach the SDK: an unknown task is its 404, not a 405.
+      expect((await fx.get(`/a2a/v1/tasks/${task}`)).status).toBe(404);
+      for (const method of ["OPTIONS", "GET", "POST", "PUT"]) expect((await fx.get("/a2a/v1/nothing-here", { method, body: method === "POST" || method === "PUT" ? "{}" : undefined })).status, method).toBe(404);
+    });
   });
 
   describe("OAuth protected-resource metadata (RFC 9728)", () => {
@@ -159,6 +190,20 @@ describe("conformance of the HTTP and discovery surfaces", () => {
       const root = await fx.json("/.well-known/oauth-protected-resource");
       expect(root.body.resource).toBe(base);
       expect(root.body.authorization_servers).toBeUndefined();
+    });
+
+    it("advertises no authorization server: the RFC 8414 path (kept by spec 4.3) is not metadata of one, and no document points to it", async () => {
+      const as = await fx.json("/.well-known/oauth-authorization-server");
+      expect(as.status).toBe(200);
+      expect(as.body).toMatchObject({ authorization_server: false, authorization_mechanism: "x402" });
+      // RFC 8414 section 2: issuer and response_types_supported are REQUIRED, so an OAuth
+      // client cannot take this for the metadata of an authorization server; no endpoints either.
+      for (const k of ["issuer", "response_types_supported", "grant_types_supported", "token_endpoint", "authorization_endpoint", "jwks_uri"]) expect(as.body[k], k).toBeUndefined();
+      const path = "/.well-known/oauth-authorization-server";
+      for (const doc of ["/sitemap.xml", "/llms.txt", "/agents.txt", "/auth.md", "/.well-known/api-catalog", "/.well-known/ai-catalog.json"]) {
+        expect(await (await fx.get(doc)).text(), doc).not.toContain(path);
+      }
+      expect((await fx.get("/health/live")).headers.get("link")).not.toContain(path);
     });
   });
 
@@ -215,10 +260,19 @@ describe("conformance of the HTTP and discovery surfaces", () => {
     expect(Number(head.match(/^content-length: (\d+)/im)![1])).toBe(Buffer.byteLength(body));
     expect(JSON.parse(body)).toEqual({ error: { code: "headers_too_large", message: expect.stringContaining("headers") } });
     expect(operationFor("GET", "/v1/quote")!.responses["431"]).toBeDefined();
-    // A malformed request line: 400 in the same shape.
+    // Declared on every operation, as are the 408 of a request not received in time.
+    for (const item of Object.values(oas.paths as Record<string, J>)) {
+      for (const op of Object.values(item)) {
+        expect(op.responses["431"], op.operationId).toBeDefined();
+        expect(op.responses["408"], op.operationId).toBeDefined();
+      }
+    }
+    // A malformed request line: 400 in the same shape. No operation can be named for it,
+    // so OpenAPI states it (and OPTIONS 204, 405) outside the operations.
     const bad = await rawRequest("NOT HTTP\r\n\r\n");
     expect(bad).toMatch(/^HTTP\/1\.1 400 /);
     expect(JSON.parse(bad.split("\r\n\r\n")[1]!).error.code).toBe("bad_request");
+    for (const said of ["**400** `bad_request`", "**204**", "**405** `method_not_allowed`", "**408** `request_timeout`"]) expect(oas.info.description).toContain(said);
   });
 
   it("every status these requests provoke is declared by the OpenAPI operation answering", async () => {

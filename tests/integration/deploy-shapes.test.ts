@@ -8,6 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -106,6 +107,27 @@ for (const entry of ["standalone", "next-start"] as const) {
       expect(html.status).toBe(200);
       expect(html.headers.get("content-type")).toMatch(/^text\/html/);
       expect(html.headers.get("cache-control")).toMatch(/no-store/);
+    });
+
+    // The container's entry (serve.js) answers what Node's parser rejects in the JSON error
+    // shape OpenAPI declares; plain `next start` has no hook for it: Node's bare 431 (README).
+    it(`a 100 KB request header gets ${entry === "standalone" ? "431 with the JSON error shape" : "Node's bare 431 (the documented limit of next start)"}`, async () => {
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(fx.svc.port, "127.0.0.1");
+        const chunks: Buffer[] = [];
+        socket.on("data", (c) => chunks.push(c));
+        socket.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+        socket.on("error", (err) => (chunks.length ? resolve(Buffer.concat(chunks).toString("utf8")) : reject(err)));
+        socket.write(`GET /v1/quote HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"a".repeat(100 * 1024)}\r\n\r\n`);
+      });
+      const [head, body = ""] = raw.split("\r\n\r\n");
+      expect(head).toMatch(/^HTTP\/1\.1 431 /);
+      if (entry === "standalone") {
+        expect(head).toMatch(/^content-type: application\/json/im);
+        expect(JSON.parse(body)).toEqual({ error: { code: "headers_too_large", message: expect.stringContaining("headers") } });
+      } else {
+        expect(body).toBe("");
+      }
     });
 
     it("limits free-key mints per forwarded client: the 6th from one client is 429, another client still mints", async () => {

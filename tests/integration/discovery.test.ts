@@ -154,10 +154,11 @@ describe("discovery documents over HTTP", () => {
       expect(pr.authorization_mechanism).toBe("x402");
       // No authorization server runs here, so none is advertised.
       expect(pr.authorization_servers).toBeUndefined();
+      // The RFC 8414 path says so too, without posing as metadata of a server that does not run.
       const as = json("/.well-known/oauth-authorization-server");
-      expect(as.issuer).toBe(base);
+      expect(as.authorization_server).toBe(false);
       expect(as.authorization_mechanism).toBe("x402");
-      expect(as.grant_types_supported).toEqual([]);
+      expect(as.issuer).toBeUndefined();
     });
 
     it("robots.txt declares content signals and the sitemap", () => {

@@ -290,6 +290,52 @@ describe("paid tools: the same gate at the tool price", () => {
     expect(await balances()).toEqual(before);
   });
 
+  it("a refused payment writes one payment.refused log line naming surface, method, reason and the payment's payer:nonce, never a secret", async () => {
+    const { accepted, resource } = await requirementOf("get_xlm_quote");
+    const auth = await signAuthorization(payer, { to: payTo.address, value: 5_000n });
+    const header = v2Header({ ...accepted, amount: "5000" }, auth, resource);
+    const logsBefore = fx.svc.logs().length;
+    const r = await call("get_xlm_quote", { payment: header });
+    expect(textJson(r)).toMatchObject({ code: "payment_invalid" });
+    const lines = fx.svc.logs().slice(logsBefore).split("\n").filter((l) => l.includes('"payment.refused"'));
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      level: "warn",
+      product: "quote",
+      surface: "mcp",
+      price_usd: "0.10",
+      method: "evm-exact",
+      code: "payment_invalid",
+      reason: expect.stringMatching(/100000/),
+      reference: `${payer.address.toLowerCase()}:${auth.authorization.nonce.toLowerCase()}`,
+      paymentId: null,
+    });
+    expect(lines[0]).not.toContain(auth.signature);
+    expect(lines[0]).not.toContain(header);
+  });
+
+  it("a lone paid tools/call answers Server-Timing (verification, handler, settlement), readable by browsers, and the same timing in _meta", async () => {
+    const { accepted, resource } = await requirementOf("get_fear_greed_index");
+    const { header } = await paymentFor(accepted, resource);
+    const res = await fetch(`${fx.svc.url}/mcp`, {
+      method: "POST",
+      headers: MCP_HEADERS,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "get_fear_greed_index", arguments: { payment: header } } }),
+    });
+    const body = await res.json();
+    expect(body.result.isError, JSON.stringify(body).slice(0, 400)).toBeFalsy();
+    const timing = res.headers.get("server-timing")!;
+    for (const phase of ["verify", "handler", "settle"]) expect(timing).toMatch(new RegExp(`${phase};(desc="[^"]*";)?dur=\\d+(\\.\\d+)?`));
+    expect(body.result._meta["echo/timing"]).toEqual({ verify_ms: expect.any(Number), handler_ms: expect.any(Number), settle_ms: expect.any(Number) });
+    expect(res.headers.get("access-control-expose-headers")).toContain("Server-Timing");
+    expect(res.headers.get("timing-allow-origin")).toBe("*");
+    // A refusal ran the credential check only; a free tool and tools/list run no gate.
+    const refused = await fetch(`${fx.svc.url}/mcp`, { method: "POST", headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "get_fear_greed_index", arguments: {} } }) });
+    expect(refused.headers.get("server-timing")).toMatch(/^verify;desc="credential check";dur=[\d.]+$/);
+    const free = await fetch(`${fx.svc.url}/mcp`, { method: "POST", headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: "2.0", id: 11, method: "tools/call", params: { name: "get_xlm_sentiment", arguments: {} } }) });
+    expect(free.headers.get("server-timing")).toBeNull();
+  });
+
   it("refuses a valid payment sent with an invalid argument (spec 2.6 result), settles nothing, and the payment still works afterwards", async () => {
     const { accepted, resource } = await requirementOf("get_xlm_sentiment_history");
     expect(BigInt(accepted.amount)).toBe(HISTORY_TOOL_PRICE);

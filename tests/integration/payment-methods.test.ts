@@ -405,6 +405,9 @@ describe("EVM + Solana + XLM configured", () => {
     const line = JSON.parse(lines[0]!);
     expect(line).toMatchObject({ level: "warn", event: "payment.refused", product: "fng", surface: "http", method: "evm-exact", code: "payment_invalid" });
     expect(line.reason).toMatch(/costs exactly/);
+    // The payment is named by what identifies it on its network (no ledger row exists yet).
+    expect(line.reference).toBe(`${payer.address.toLowerCase()}:${wrong.authorization.nonce.toLowerCase()}`);
+    expect(line.paymentId).toBeNull();
     expect(lines[0]).not.toContain(header);
     expect(lines[0]).not.toContain(wrong.signature);
   });
@@ -424,6 +427,7 @@ describe("EVM + Solana + XLM configured", () => {
     expect(lines).toHaveLength(1);
     const line = JSON.parse(lines[0]!);
     expect(line).toMatchObject({ level: "error", product: "fng", method: "evm-exact", code: "settlement_failed", paymentId: expect.any(String) });
+    expect(line.reference).toBe(`${payer.address.toLowerCase()}:${auth.authorization.nonce.toLowerCase()}`);
     expect(lines[0]).not.toContain(auth.signature);
   });
 });

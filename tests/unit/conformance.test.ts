@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest";
 import { queryRecord } from "@/lib/http/query";
 import { allowHeader, otherMethods } from "@/lib/http/methods";
 import { findDuplicateMember } from "@/lib/json/duplicate-members";
-import { clientErrorOf } from "@/lib/server/client-error";
+import { createServer } from "node:http";
+import { connect, type AddressInfo } from "node:net";
+import { clientErrorOf, hardenServer } from "@/lib/server/client-error";
 import { validationIssuesOf } from "../helpers/validation";
 
 const issuesOf = validationIssuesOf;
@@ -78,5 +80,32 @@ describe("client errors", () => {
     expect(of("HPE_HEADER_OVERFLOW").message).toContain("16384");
     expect(of("ERR_HTTP_REQUEST_TIMEOUT")).toMatchObject({ status: 408, code: "request_timeout" });
     expect(of("HPE_INVALID_METHOD")).toMatchObject({ status: 400, code: "bad_request" });
+  });
+});
+
+describe("a hardened server (custom server and container entry)", () => {
+  it("answers a request not received in time with 408 in the JSON error shape, over a real socket", async () => {
+    // Node checks request deadlines every connectionsCheckingInterval: short here, so the test is quick.
+    const server = createServer({ connectionsCheckingInterval: 50 }, (_req, res) => res.end("never"));
+    hardenServer(server, 16384);
+    expect(server.requestTimeout).toBe(60_000);
+    Object.assign(server, { requestTimeout: 200, headersTimeout: 200 });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect((server.address() as AddressInfo).port, "127.0.0.1");
+        let out = "";
+        socket.on("data", (c) => (out += c.toString()));
+        socket.on("close", () => resolve(out));
+        socket.on("error", reject);
+        socket.write("GET /v1/quote HTTP/1.1\r\nHost: x\r\n"); // headers never finished
+      });
+      const [head, body] = raw.split("\r\n\r\n") as [string, string];
+      expect(head).toMatch(/^HTTP\/1\.1 408 Request Timeout/);
+      expect(head).toMatch(/^content-type: application\/json/im);
+      expect(JSON.parse(body)).toEqual({ error: { code: "request_timeout", message: expect.any(String) } });
+    } finally {
+      server.close();
+    }
   });
 });

@@ -38,6 +38,16 @@ function requirement(priceUsd: string): PaymentRequirements {
   };
 }
 
+/** The replay reference of an EIP-3009 authorization: payer and nonce (both public once settled). */
+function evmReference(from: string, nonce: string): string {
+  return `${from.toLowerCase()}:${nonce.toLowerCase()}`;
+}
+
+function reference(decoded: DecodedPayment): string | null {
+  const a = (decoded.payload as { authorization?: { from?: unknown; nonce?: unknown } }).authorization;
+  return typeof a?.from === "string" && typeof a.nonce === "string" ? evmReference(a.from, a.nonce) : null;
+}
+
 async function authorize(decoded: DecodedPayment, input: PaymentInput) {
   const req = requirement(input.priceUsd);
   const auth = checkExactEvm(decoded, req);
@@ -47,7 +57,7 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput) {
     lock: {
       scheme: "exact",
       network: req.network,
-      reference: `${from}:${auth.authorization.nonce.toLowerCase()}`,
+      reference: evmReference(from, auth.authorization.nonce),
       payer: from,
       amountAtomic: BigInt(req.amount),
       asset: req.asset,
@@ -74,6 +84,7 @@ export function evmExactMethod(): PaymentMethod {
     usable: () => true,
     requirement,
     matches: (d) => d.network === cfg.X402_NETWORK,
+    reference,
     authorize,
     outcome: evmAuthorizationOutcome,
     discoveryOffer: (priceUsd) => ({

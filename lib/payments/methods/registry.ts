@@ -17,6 +17,7 @@ import { evmConfigured, evmExactMethod } from "@/lib/payments/methods/evm-exact"
 import { svmConfigured, svmExactMethod } from "@/lib/payments/methods/svm-exact";
 import { xlmMemoMethod } from "@/lib/payments/methods/xlm-memo";
 import type { DiscoveryOffer, MethodFacts, MethodId, PaymentMethod, PriceContext } from "@/lib/payments/methods/types";
+import type { Surface } from "@/lib/access/credentials";
 
 export type { DiscoveryOffer, MethodFacts, MethodId, PaymentMethod, PriceContext } from "@/lib/payments/methods/types";
 
@@ -78,9 +79,20 @@ export function discoveryOffers(priceUsd: string): DiscoveryOffer[] {
   return usableMethods().flatMap((m) => (m.requirement(priceUsd) ? (m.discoveryOffer(priceUsd) ?? []) : []));
 }
 
+/**
+ * Whether `surface` can carry payments of methods outside `accepts[]` (XLM's signed
+ * quote and envelope). A2A cannot: the a2a-x402 extension moves an x402 PaymentRequired
+ * and a PaymentPayload signed for one of its `accepts[]`, nothing else, so A2A is
+ * neither offered such a method nor does it take one.
+ */
+export function takesOutOfBand(surface: Surface): boolean {
+  return surface !== "a2a";
+}
+
 /** Out-of-band offers (methods outside `accepts[]`), keyed by method id; built lazily (they may need I/O). */
 export async function extraOffers(ctx: PriceContext): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
+  if (!takesOutOfBand(ctx.surface)) return out;
   for (const m of usableMethods()) {
     if (!m.offer) continue;
     out[m.id] = await m.offer(ctx).catch(() => null);

@@ -135,6 +135,10 @@ export function svmExactMethod(): PaymentMethod {
     usable: () => svmFeePayer() !== null,
     requirement: svmRequirement,
     matches: (d) => d.network === network,
+    reference: (d) => {
+      const shape = ExactSvmPayload.safeParse(d.payload);
+      return shape.success ? (readSvmPayment(shape.data.transaction)?.reference ?? null) : null;
+    },
     authorize,
     discoveryOffer: (priceUsd) => ({
       intent: "charge",

@@ -67,6 +67,13 @@ export interface PaymentMethod {
   offer?(ctx: PriceContext): Promise<unknown>;
   /** Whether this method handles a decoded payment (scheme and network). */
   matches(decoded: DecodedPayment): boolean;
+  /**
+   * The payment's own reference, read without judging the payment: what the replay
+   * guard keys on (and the ledger stores), for log lines about a payment that was refused
+   * before it got a ledger row. Public facts only (never a signature); null when the
+   * payload does not even carry one.
+   */
+  reference(decoded: DecodedPayment): string | null;
   /** Check against the exact requirement, lock the reference (replay guard), verify; settle/release later. */
   authorize(decoded: DecodedPayment, input: PaymentInput): Promise<AuthorizedPayment>;
   /** Reads a payment's outcome on chain, for recovery after an unknown settlement (networks that can tell). */

@@ -17,7 +17,7 @@ import { lockPayment, markFailed, markUnknown, recordSettlement, releaseLock } f
 import type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
 import type { DecodedPayment } from "@/lib/payments/x402/codec";
 import { XLM_SCHEME, stellarNetworkId, xlmOffer, xlmUsdRate, type XlmOffer } from "@/lib/payments/xlm/quote";
-import { verifyXlmPayment } from "@/lib/payments/xlm/verify";
+import { verifyXlmPayment, xlmPaymentHash } from "@/lib/payments/xlm/verify";
 import { settleXlmPayment } from "@/lib/payments/xlm/settle";
 import type { PaymentMethod, PriceContext } from "@/lib/payments/methods/types";
 
@@ -103,6 +103,7 @@ export function xlmMemoMethod(): PaymentMethod {
     requirement: () => null,
     offer: async (ctx): Promise<XlmOffer | null> => xlmOffer(ctx.product, ctx.surface, ctx.priceUsd, await rateFor(ctx)),
     matches: (d) => d.scheme === XLM_SCHEME,
+    reference: (d) => xlmPaymentHash(d.payload),
     authorize,
     discoveryOffer: () => null,
     facts: () => ({

@@ -104,7 +104,8 @@ export async function xlmUsdRate(): Promise<number | null> {
  */
 export async function xlmOffer(product: AnyProduct, surface: Surface, priceUsd: string, knownRate?: number | null): Promise<XlmOffer | null> {
   const cfg = env();
-  if (!cfg.STELLAR_PAY_TO_ADDRESS) return null;
+  // A2A carries no XLM (lib/payments/methods/registry.ts, takesOutOfBand): no quote is issued for it.
+  if (!cfg.STELLAR_PAY_TO_ADDRESS || surface === "a2a") return null;
   const rate = knownRate === undefined ? await xlmUsdRate() : knownRate;
   if (!rate) return null;
   const stroops = usdToStroops(priceUsd, rate);

@@ -45,6 +45,18 @@ function accountKey(address: string, role: string): Keypair {
   }
 }
 
+/** The hash of the signed payment (a fee bump's inner transaction: the replay key), read without verifying anything; null when the payload has no readable envelope. */
+export function xlmPaymentHash(payload: unknown): string | null {
+  const p = XlmPayload.safeParse(payload);
+  if (!p.success) return null;
+  try {
+    const outer = TransactionBuilder.fromXDR(p.data.envelope_xdr, env().STELLAR_NETWORK_PASSPHRASE);
+    return hex((outer instanceof FeeBumpTransaction ? outer.innerTransaction : outer).hash());
+  } catch {
+    return null;
+  }
+}
+
 /** Verifies the envelope against the quote; no network access. */
 export async function verifyXlmPayment(payload: unknown, product: AnyProduct, surface: Surface, nowSeconds = Math.floor(Date.now() / 1000)): Promise<VerifiedXlm> {
   const cfg = env();

@@ -1,4 +1,4 @@
-// /a2a/v1/* — A2A 0.3.0 HTTP+JSON binding: POST message:send, GET tasks/{id}, POST tasks/{id}:cancel, GET card. See lib/a2a.
+// /a2a/v1/* — A2A 0.3.0 HTTP+JSON binding: POST message:send, GET tasks/{id}, POST tasks/{id}:cancel, GET card; OPTIONS and 405 per resource. See lib/a2a.
 import { serveRest } from "@/lib/a2a/rest";
 
 export const dynamic = "force-dynamic";
@@ -10,4 +10,5 @@ async function handler(req: Request, ctx: Ctx): Promise<Response> {
   return serveRest(req, `/v1/${path.join("/")}`);
 }
 
-export { handler as GET, handler as POST, handler as PUT, handler as PATCH, handler as DELETE };
+// Every method reaches serveRest, which answers OPTIONS, 405 and 404 per resource (Next's own OPTIONS would list every export).
+export { handler as GET, handler as POST, handler as PUT, handler as PATCH, handler as DELETE, handler as OPTIONS };

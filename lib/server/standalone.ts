@@ -1,0 +1,29 @@
+/**
+ * Entry of the standalone/container deployment: `node serve.js` in the folder that
+ * scripts/standalone.mjs assembles (it bundles this file there, next to Next's
+ * server.js). Next's standalone server.js creates its HTTP server inside
+ * `startServer` with no hook, so Node would answer oversized headers, malformed
+ * requests and timeouts with a bare status line; OpenAPI promises the service's JSON
+ * error shape. This entry gives every HTTP server created in the process the same
+ * `clientError` answers and timeouts as the custom server (lib/server/client-error.ts),
+ * then runs Next's server.js unchanged (PORT, HOSTNAME, KEEP_ALIVE_TIMEOUT as documented
+ * by Next).
+ *
+ * Wrapping `http.createServer` rather than re-implementing server.js keeps Next's own
+ * start-up (its embedded config, its request handler, its "Ready" line) exactly as
+ * Next builds it.
+ */
+import http from "node:http";
+import { hardenServer } from "@/lib/server/client-error";
+
+const create = http.createServer;
+http.createServer = function createHardenedServer(this: unknown, ...args: unknown[]) {
+  const server = (create as (...a: unknown[]) => http.Server).apply(this, args);
+  hardenServer(server, http.maxHeaderSize);
+  return server;
+} as typeof http.createServer;
+
+// Loaded at run time from next to this file (the bundle is serve.js in the standalone
+// folder); a computed specifier, so the bundler leaves it alone. Next's start-up code
+// reads `http.createServer` from the module object, so it gets the function above.
+await import(new URL("./server.js", import.meta.url).href);
