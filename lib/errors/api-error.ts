@@ -9,24 +9,30 @@ export interface ValidationIssue {
   ctx?: Record<string, unknown>;
 }
 
-/** A failure with a stable code; turned into a JSON response by `errorResponse`. */
+/**
+ * A failure with a stable code; turned into a JSON response by `errorResponse`. When the
+ * caller should retry later, `retryAfterSeconds` says when (typed, like the gate's
+ * refusals): HTTP renders it as `Retry-After`, every body as `retry_after`.
+ */
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly extra: Record<string, unknown>;
+  readonly retryAfterSeconds: number | null;
 
   constructor(
     code: ErrorCode,
     message?: string,
-    opts: { headers?: Record<string, string>; extra?: Record<string, unknown>; cause?: unknown } = {},
+    opts: { headers?: Record<string, string>; extra?: Record<string, unknown>; retryAfterSeconds?: number; cause?: unknown } = {},
   ) {
     super(message ?? ERROR_CODES[code].message, { cause: opts.cause });
     this.name = "ApiError";
     this.code = code;
     this.status = ERROR_CODES[code].status;
     this.headers = opts.headers ?? {};
-    this.extra = opts.extra ?? {};
+    this.retryAfterSeconds = opts.retryAfterSeconds ?? null;
+    this.extra = this.retryAfterSeconds === null ? (opts.extra ?? {}) : { retry_after: this.retryAfterSeconds, ...opts.extra };
   }
 
   /** JSON body of the HTTP error response. */
@@ -36,7 +42,7 @@ export class ApiError extends Error {
 
   /** Headers of the HTTP error response. */
   httpHeaders(): Record<string, string> {
-    return this.headers;
+    return this.retryAfterSeconds === null ? this.headers : { ...this.headers, "Retry-After": String(this.retryAfterSeconds) };
   }
 }
 
@@ -56,16 +62,14 @@ export class ValidationError extends ApiError {
 
 /** A product could not be computed from its upstreams (HTTP 503 with Retry-After). */
 export class UnavailableError extends ApiError {
-  readonly retryAfterSeconds: number;
+  declare readonly retryAfterSeconds: number;
   constructor(message: string, opts: { retryAfterSeconds?: number; sources?: string[]; cause?: unknown } = {}) {
-    const retry = opts.retryAfterSeconds ?? 30;
     super("upstream_unavailable", message, {
-      headers: { "Retry-After": String(retry) },
-      extra: { retry_after: retry, ...(opts.sources ? { sources: opts.sources } : {}) },
+      retryAfterSeconds: opts.retryAfterSeconds ?? 30,
+      extra: opts.sources ? { sources: opts.sources } : {},
       cause: opts.cause,
     });
     this.name = "UnavailableError";
-    this.retryAfterSeconds = retry;
   }
 }
 
@@ -75,11 +79,9 @@ export class UnavailableError extends ApiError {
  * charged. The cause goes to the log only; the response names no internals.
  */
 export class ServiceUnavailableError extends ApiError {
-  readonly retryAfterSeconds: number;
+  declare readonly retryAfterSeconds: number;
   constructor(message?: string, opts: { retryAfterSeconds?: number; cause?: unknown } = {}) {
-    const retry = opts.retryAfterSeconds ?? 10;
-    super("service_unavailable", message, { headers: { "Retry-After": String(retry) }, extra: { retry_after: retry }, cause: opts.cause });
+    super("service_unavailable", message, { retryAfterSeconds: opts.retryAfterSeconds ?? 10, cause: opts.cause });
     this.name = "ServiceUnavailableError";
-    this.retryAfterSeconds = retry;
   }
 }
