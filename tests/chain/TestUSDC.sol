@@ -129,9 +129,10 @@ contract Multicall3Lite {
     }
 }
 
-/// @notice A minimal contract wallet: valid signatures (ERC-1271) are its owner's ECDSA
-/// signatures of the digest. Deployed by TestWalletFactory at a CREATE2 address, so a
-/// payer can sign before it exists (ERC-6492).
+/// @notice A minimal contract wallet: a valid signature (ERC-1271) is a type byte 0x01
+/// followed by its owner's 65-byte ECDSA signature of the digest (66 bytes, so never
+/// mistaken for an account's own signature, as with real smart wallets). Deployed by
+/// TestWalletFactory at a CREATE2 address, so a payer can sign before it exists (ERC-6492).
 contract TestSmartWallet {
     address public immutable owner;
 
@@ -140,10 +141,10 @@ contract TestSmartWallet {
     }
 
     function isValidSignature(bytes32 hash, bytes calldata sig) external view returns (bytes4) {
-        if (sig.length != 65) return 0xffffffff;
-        bytes32 r = bytes32(sig[0:32]);
-        bytes32 s = bytes32(sig[32:64]);
-        uint8 v = uint8(sig[64]);
+        if (sig.length != 66 || sig[0] != 0x01) return 0xffffffff;
+        bytes32 r = bytes32(sig[1:33]);
+        bytes32 s = bytes32(sig[33:65]);
+        uint8 v = uint8(sig[65]);
         if (v < 27) v += 27;
         return ecrecover(hash, v, r, s) == owner ? bytes4(0x1626ba7e) : bytes4(0xffffffff);
     }

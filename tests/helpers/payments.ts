@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "@/lib/payments/x402/eip3009";
-import { createWalletClient, encodeFunctionData, http, publicActions, serializeErc6492Signature, type Address, type Hex } from "viem";
+import { concatHex, createWalletClient, encodeFunctionData, http, publicActions, serializeErc6492Signature, type Address, type Hex } from "viem";
 import type { HDAccount, LocalAccount } from "viem/accounts";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
@@ -68,12 +68,15 @@ export async function signAuthorization(account: LocalAccount, a: AuthorizationI
 
 /**
  * An authorization paid by a contract wallet (TestSmartWallet) that `owner` controls: the
- * owner signs the EIP-712 digest, the wallet vouches for it (ERC-1271). With `undeployed`,
+ * owner signs the EIP-712 digest, the wallet vouches for it (ERC-1271); the signature is
+ * not a plain 65-byte one, so the official x402 scheme settles it. With `undeployed`,
  * the wallet does not exist yet and the signature is ERC-6492-wrapped with the factory
  * call that deploys it.
  */
 export async function signWalletAuthorization(owner: LocalAccount, wallet: Address, a: AuthorizationInput, undeployed?: { salt: Hex }) {
-  const signed = await signAuthorization(owner, { ...a, from: wallet });
+  const byOwner = await signAuthorization(owner, { ...a, from: wallet });
+  // TestSmartWallet's format: a type byte, then the owner's signature (66 bytes).
+  const signed = { ...byOwner, signature: concatHex(["0x01", byOwner.signature]) };
   if (!undeployed) return signed;
   const data = encodeFunctionData({ abi: walletFactoryAbi, functionName: "deploy", args: [owner.address, undeployed.salt] });
   return { ...signed, signature: serializeErc6492Signature({ address: WALLET_FACTORY, data, signature: signed.signature }) };

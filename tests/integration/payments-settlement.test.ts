@@ -160,6 +160,7 @@ for (const [i, mode] of MODES.entries()) {
       const start = await chain.publicClient.getTransactionCount({ address: key, blockTag: "latest" });
       const before = await chain.usdcBalance(payer().address);
       const paid = (h: string) => fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": h } });
+      const conflicts = proxy.state.nonceRefusals;
       const held = proxy.hold();
       const first = paid(h1); // its transaction waits on the wire
       expect(await held).toBe(start);
@@ -176,8 +177,10 @@ for (const [i, mode] of MODES.entries()) {
       expect(r2.status, await r2.clone().text()).toBe(200);
       const r3 = await paid(h3);
       expect(r3.status, await r3.clone().text()).toBe(200);
-      // Three transfers on three consecutive nonces: nothing burnt, no filler needed.
+      // Three transfers on three consecutive nonces: nothing burnt, no filler needed; and
+      // the held transaction, delivered late, found its nonce still its own.
       expect(await chain.publicClient.getTransactionCount({ address: key, blockTag: "latest" })).toBe(start + 3);
+      expect(proxy.state.nonceRefusals).toBe(conflicts);
       expect(await chain.usdcBalance(payer().address)).toBe(before - 30_000n);
     });
 
