@@ -63,7 +63,7 @@ export async function loopbackFacilitator(opts: {
         const key = String(paymentPayload?.payload?.signature);
         let answer = broadcast.get(key) as { success: boolean; transaction: string; network: string } | undefined;
         if (!answer) {
-          answer = (await facilitator.settle(paymentPayload, paymentRequirements)) as never;
+          answer = (await facilitator.settle(paymentPayload, paymentRequirements)) as unknown as typeof answer;
           // Only a broadcast transaction is reconciled against; a refusal is decided afresh.
           if (answer!.transaction) broadcast.set(key, answer);
         }
