@@ -12,7 +12,8 @@ export interface ValidationIssue {
 /**
  * A failure with a stable code; turned into a JSON response by `errorResponse`. When the
  * caller should retry later, `retryAfterSeconds` says when (typed, like the gate's
- * refusals): HTTP renders it as `Retry-After`, every body as `retry_after`.
+ * refusals); it is rendered here once, as the HTTP `Retry-After` header and the body's
+ * `retry_after`, so callers never write either by hand.
  */
 export class ApiError extends Error {
   readonly code: ErrorCode;
@@ -30,9 +31,10 @@ export class ApiError extends Error {
     this.name = "ApiError";
     this.code = code;
     this.status = ERROR_CODES[code].status;
-    this.headers = opts.headers ?? {};
     this.retryAfterSeconds = opts.retryAfterSeconds ?? null;
-    this.extra = this.retryAfterSeconds === null ? (opts.extra ?? {}) : { retry_after: this.retryAfterSeconds, ...opts.extra };
+    const retry = this.retryAfterSeconds;
+    this.headers = retry === null ? (opts.headers ?? {}) : { ...opts.headers, "Retry-After": String(retry) };
+    this.extra = retry === null ? (opts.extra ?? {}) : { retry_after: retry, ...opts.extra };
   }
 
   /** JSON body of the HTTP error response. */
@@ -42,7 +44,7 @@ export class ApiError extends Error {
 
   /** Headers of the HTTP error response. */
   httpHeaders(): Record<string, string> {
-    return this.retryAfterSeconds === null ? this.headers : { ...this.headers, "Retry-After": String(this.retryAfterSeconds) };
+    return this.headers;
   }
 }
 

@@ -28,7 +28,7 @@ afterAll(async () => {
 const PRICE = 5_000n;
 const NETWORK = "eip155:8453";
 const KEPT = JSON.stringify({ payload: {}, requirements: {} });
-const RECEIPT = { product: "sentiment", surface: "http", credentialKind: "x402" as const, amountUsd: "0.005" };
+const RECEIPT = { product: "sentiment", surface: "http" as const, credentialKind: "x402" as const, amountUsd: "0.005" };
 const tick = () => new Promise((r) => setTimeout(r, 5));
 const newPayer = () => `0x${randomBytes(20).toString("hex")}`;
 const tx = () => `0x${randomBytes(32).toString("hex")}`;
