@@ -21,7 +21,7 @@ import { toFacilitatorEvmSigner } from "@x402/evm";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { env } from "@/lib/config/env";
 import { log } from "@/lib/log";
-import { processState } from "@/lib/process-state";
+import { peekProcessState, processState } from "@/lib/process-state";
 import { remoteFacilitatorClient } from "@/lib/payments/x402/remote";
 import { evmChainId } from "@/lib/payments/x402/eip3009";
 import { askFacilitator, FacilitatorError, SettleAnswer, VerifyAnswer, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
@@ -224,7 +224,8 @@ function startSweep(local: Local): void {
   processState("x402.sweep", () => {
     let running = false;
     const timer = setInterval(() => {
-      if (running) return;
+      // Only while the database is open: a closed one (shutdown, tests) is not reopened for this.
+      if (running || peekProcessState("db") === undefined) return;
       running = true;
       void (async () => {
         try {
