@@ -141,7 +141,7 @@ async function bundleGrant(req: AccessRequest, token: string): Promise<Grant> {
 
 /** A payment refusal (402 ApiError from a method) as a refusal with the requirement; anything else unchanged. */
 async function asRefusal(req: AccessRequest, err: unknown, extra: RefusalExtra): Promise<unknown> {
-  if (err instanceof ApiError && err.status === 402 && !(err instanceof PaymentRequiredError)) return refuse(req, err.code, err.message, extra);
+  if (err instanceof ApiError && err.status === 402 && !(err instanceof PaymentRequiredError)) return refuse(req, err.code, err.message, { retryAfterSeconds: err.retryAfterSeconds ?? undefined, ...extra });
   return err;
 }
 

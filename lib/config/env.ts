@@ -90,6 +90,18 @@ const schema = z.object({
     }),
   FACILITATOR_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex key").optional(),
   SETTLEMENT_RPC_URL: optionalUrl,
+  X402_EIP6492_FACTORIES: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const list = (v ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+      const bad = list.find((a) => !/^0x[0-9a-fA-F]{40}$/.test(a));
+      if (bad) {
+        ctx.addIssue({ code: "custom", message: `must be comma-separated 0x-prefixed EVM addresses (${bad})` });
+        return z.NEVER;
+      }
+      return list;
+    }),
   SOLANA_NETWORK: z.string().default("solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"),
   SOLANA_PAY_TO_ADDRESS: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/).optional(),
   SOLANA_USDC_MINT: z.string().default("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"),
@@ -168,6 +180,7 @@ export const CONFIG_DOCS: Record<keyof Env, string> = {
   FACILITATOR_AUTH_HEADERS: "Headers sent to the remote facilitator on every verify, settle and supported call, as a JSON object, e.g. `{\"Authorization\":\"Bearer …\"}` (a secret: keep it in the platform's secret store). A malformed value stops the server at start.",
   FACILITATOR_PRIVATE_KEY: "Key of the in-process facilitator that submits EIP-3009 settlements (pays gas).",
   SETTLEMENT_RPC_URL: "JSON-RPC endpoint the in-process facilitator settles on (default BASE_RPC_URL).",
+  X402_EIP6492_FACTORIES: "Smart-wallet factories (comma-separated addresses) the in-process facilitator may call to deploy a payer's wallet that is not deployed yet (ERC-6492 signatures), paying the gas; empty (default) refuses such payments. The deployment is sent with the facilitator key like any settlement.",
   SOLANA_NETWORK: "CAIP-2 id of Solana mainnet (the genesis hash cut to CAIP-2's 32 characters, as x402 clients expect; the full hash is accepted too).",
   SOLANA_PAY_TO_ADDRESS: "Solana address receiving USDC; Solana is offered only when set.",
   SOLANA_USDC_MINT: "USDC mint on Solana.",

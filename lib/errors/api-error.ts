@@ -9,24 +9,32 @@ export interface ValidationIssue {
   ctx?: Record<string, unknown>;
 }
 
-/** A failure with a stable code; turned into a JSON response by `errorResponse`. */
+/**
+ * A failure with a stable code; turned into a JSON response by `errorResponse`. When the
+ * caller should retry later, `retryAfterSeconds` says when (typed, like the gate's
+ * refusals); it is rendered here once, as the HTTP `Retry-After` header and the body's
+ * `retry_after`, so callers never write either by hand.
+ */
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly extra: Record<string, unknown>;
+  readonly retryAfterSeconds: number | null;
 
   constructor(
     code: ErrorCode,
     message?: string,
-    opts: { headers?: Record<string, string>; extra?: Record<string, unknown>; cause?: unknown } = {},
+    opts: { headers?: Record<string, string>; extra?: Record<string, unknown>; retryAfterSeconds?: number; cause?: unknown } = {},
   ) {
     super(message ?? ERROR_CODES[code].message, { cause: opts.cause });
     this.name = "ApiError";
     this.code = code;
     this.status = ERROR_CODES[code].status;
-    this.headers = opts.headers ?? {};
-    this.extra = opts.extra ?? {};
+    this.retryAfterSeconds = opts.retryAfterSeconds ?? null;
+    const retry = this.retryAfterSeconds;
+    this.headers = retry === null ? (opts.headers ?? {}) : { ...opts.headers, "Retry-After": String(retry) };
+    this.extra = retry === null ? (opts.extra ?? {}) : { retry_after: retry, ...opts.extra };
   }
 
   /** JSON body of the HTTP error response. */
@@ -56,16 +64,14 @@ export class ValidationError extends ApiError {
 
 /** A product could not be computed from its upstreams (HTTP 503 with Retry-After). */
 export class UnavailableError extends ApiError {
-  readonly retryAfterSeconds: number;
+  declare readonly retryAfterSeconds: number;
   constructor(message: string, opts: { retryAfterSeconds?: number; sources?: string[]; cause?: unknown } = {}) {
-    const retry = opts.retryAfterSeconds ?? 30;
     super("upstream_unavailable", message, {
-      headers: { "Retry-After": String(retry) },
-      extra: { retry_after: retry, ...(opts.sources ? { sources: opts.sources } : {}) },
+      retryAfterSeconds: opts.retryAfterSeconds ?? 30,
+      extra: opts.sources ? { sources: opts.sources } : {},
       cause: opts.cause,
     });
     this.name = "UnavailableError";
-    this.retryAfterSeconds = retry;
   }
 }
 
@@ -75,11 +81,9 @@ export class UnavailableError extends ApiError {
  * charged. The cause goes to the log only; the response names no internals.
  */
 export class ServiceUnavailableError extends ApiError {
-  readonly retryAfterSeconds: number;
+  declare readonly retryAfterSeconds: number;
   constructor(message?: string, opts: { retryAfterSeconds?: number; cause?: unknown } = {}) {
-    const retry = opts.retryAfterSeconds ?? 10;
-    super("service_unavailable", message, { headers: { "Retry-After": String(retry) }, extra: { retry_after: retry }, cause: opts.cause });
+    super("service_unavailable", message, { retryAfterSeconds: opts.retryAfterSeconds ?? 10, cause: opts.cause });
     this.name = "ServiceUnavailableError";
-    this.retryAfterSeconds = retry;
   }
 }

@@ -89,7 +89,7 @@ async function claimUnknownPayment(network: string, reference: string): Promise<
 }
 
 const SETTLE_WITH_RECEIPT = `WITH u AS (
-    UPDATE payments SET status = $9, tx_hash = $2, payer = COALESCE($3, payer), error = NULL, updated_at = now()
+    UPDATE payments SET status = $9, tx_hash = $2, payer = COALESCE(payer, $3), error = NULL, updated_at = now()
      WHERE id = $1
     RETURNING id
   )
@@ -138,61 +138,110 @@ export async function markFailed(lock: PaymentLock, error: string): Promise<void
 
 /**
  * The outcome of an optimistic payment, once known: its transfer was included
- * ("settled"), or it failed after the data was delivered ("optimistic_failed": the payment
- * row and the receipt say so, and the payer is refused optimistic service, see
- * optimisticFailure).
+ * ("settled"), or it failed after the data was delivered: "optimistic_failed" when the
+ * payment itself failed (the payment row and the receipt say so, and the payer is refused
+ * optimistic service, see optimisticFailure), "optimistic_expired" (`lost`) when the
+ * authorization expired before the service managed to settle it (its loss, not the
+ * payer's). Written only while the row is still "broadcast".
  */
-export async function confirmBroadcast(paymentId: string, outcome: { settled: true; txHash: string } | { settled: false; error: string }): Promise<void> {
+export async function confirmBroadcast(paymentId: string, outcome: { settled: true; txHash: string } | { settled: false; error: string; lost?: boolean }): Promise<void> {
   const h = await getDbHandle();
   if (outcome.settled) {
     await h.query(`UPDATE payments SET status = 'settled', tx_hash = $2, updated_at = now() WHERE id = $1 AND status = 'broadcast'`, [paymentId, outcome.txHash]);
     return;
   }
   await h.query(
-    `WITH u AS (UPDATE payments SET status = 'optimistic_failed', error = $2, updated_at = now() WHERE id = $1 AND status = 'broadcast' RETURNING id)
+    `WITH u AS (UPDATE payments SET status = $3, error = $2, updated_at = now() WHERE id = $1 AND status = 'broadcast' RETURNING id)
      UPDATE access_log SET status = 'settlement_failed' WHERE payment_id IN (SELECT id FROM u)`,
-    [paymentId, outcome.error.slice(0, 500)],
+    [paymentId, outcome.error.slice(0, 500), outcome.lost ? "optimistic_expired" : "optimistic_failed"],
   );
 }
 
-/** The payer's optimistic value in flight: delivered and unconfirmed, or reserved by a call under way. */
-const UNCONFIRMED = `SELECT COALESCE(sum(amount_atomic), 0) FROM payments WHERE network = $2 AND lower(payer) = lower($3) AND status IN ('broadcast', '${PENDING_OPTIMISTIC}')`;
+/** A delivered optimistic payment to reconcile (lib/payments/x402/reconcile.ts). */
+export interface BroadcastRow {
+  id: string;
+  network: string;
+  txHash: string | null;
+  settlementPayload: string | null;
+}
 
-const RESERVE = `UPDATE payments SET status = '${PENDING_OPTIMISTIC}', updated_at = now()
+/**
+ * Claims "broadcast" rows whose confirmation has not finished for `staleSeconds` (or the
+ * row `paymentId`): their `updated_at` moves to now, so another instance sweeping at the
+ * same time skips them (SKIP LOCKED) and does not take them again before they are stale.
+ */
+export async function claimBroadcasts(o: { staleSeconds: number; paymentId: string | null; limit: number }): Promise<BroadcastRow[]> {
+  const h = await getDbHandle();
+  const rows = await h.query<{ id: string; network: string; tx_hash: string | null; settlement_payload: string | null }>(
+    `UPDATE payments SET updated_at = now() WHERE id IN (
+       SELECT id FROM payments
+        WHERE status = 'broadcast' AND updated_at <= now() - make_interval(secs => $1::double precision) AND ($2::text IS NULL OR id = $2)
+        ORDER BY updated_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+     RETURNING id, network, tx_hash, settlement_payload`,
+    [o.staleSeconds, o.paymentId, o.limit],
+  );
+  return rows.map((r) => ({ id: r.id, network: r.network, txHash: r.tx_hash, settlementPayload: r.settlement_payload }));
+}
+
+/** Records the transaction that sends a delivered optimistic payment's authorization again. */
+export async function replaceBroadcastTx(paymentId: string, txHash: string): Promise<void> {
+  const h = await getDbHandle();
+  await h.query(`UPDATE payments SET tx_hash = $2, updated_at = now() WHERE id = $1 AND status = 'broadcast'`, [paymentId, txHash]);
+}
+
+/**
+ * How long a reservation of the optimistic cap counts without its call finishing: a live
+ * call holds one for its handler and settlement (bounded by their timeouts, well under
+ * this); one older belongs to a process that died mid-call and must not block the payer.
+ */
+const RESERVATION_SECONDS = 120;
+
+/**
+ * The payer's optimistic value in flight: delivered and unconfirmed, or reserved by a call
+ * under way. EVM payers are stored and compared in lower case (index
+ * payments_network_payer_status_idx).
+ */
+const UNCONFIRMED = `SELECT COALESCE(sum(amount_atomic), 0) FROM payments
+  WHERE network = $2 AND payer = $3 AND (status = 'broadcast' OR (status = '${PENDING_OPTIMISTIC}' AND updated_at > now() - interval '${RESERVATION_SECONDS} seconds'))`;
+
+const RESERVE = `UPDATE payments SET status = '${PENDING_OPTIMISTIC}', optimistic = true, settlement_payload = $6, updated_at = now()
   WHERE id = $1 AND status = 'pending' AND (${UNCONFIRMED}) + $4::bigint <= $5::bigint
   RETURNING id`;
 
 /**
  * Takes `amountAtomic` of the payer's optimistic cap for a locked payment, if the payer's
  * value in flight (delivered unconfirmed, or reserved by concurrent calls on any instance)
- * leaves room: true when reserved. The check and the reservation are one step per payer:
- * on PostgreSQL under a transaction-scoped advisory lock on the payer (a plain statement
- * would let concurrent calls each see the others' reservations missing), on PGlite one
- * statement (its single connection runs statements one at a time).
+ * leaves room: true when reserved. The row then keeps the signed payment
+ * (`settlementPayload`) until its transfer is confirmed (see reconcile.ts). The check and
+ * the reservation are one step per payer: on PostgreSQL under a transaction-scoped
+ * advisory lock on the payer (a plain statement would let concurrent calls each see the
+ * others' reservations missing), on PGlite one statement (its single connection runs
+ * statements one at a time).
  */
-export async function reserveOptimistic(lock: PaymentLock, payer: string, amountAtomic: bigint, capAtomic: bigint): Promise<boolean> {
+export async function reserveOptimistic(lock: PaymentLock, payer: string, amountAtomic: bigint, capAtomic: bigint, settlementPayload: string): Promise<boolean> {
   const h = await getDbHandle();
-  const params = [lock.id, lock.network, payer, amountAtomic.toString(), capAtomic.toString()];
+  const who = payer.toLowerCase();
+  const params = [lock.id, lock.network, who, amountAtomic.toString(), capAtomic.toString(), settlementPayload];
   if (h.mode === "pglite") return (await h.query(RESERVE, params)).length === 1;
   return h.prisma.$transaction(async (tx) => {
-    await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, `optimistic:${lock.network}:${payer.toLowerCase()}`);
+    await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, `optimistic:${lock.network}:${who}`);
     return (await tx.$queryRawUnsafe<Array<{ id: string }>>(RESERVE, ...params)).length === 1;
   });
 }
 
 /**
  * A payer's latest optimistic payment that failed after delivery, unless a payment of the
- * payer has settled since (then it is in good standing again); null when none. Payers are
- * compared case-blind: a settled row records the address as the settlement answered it
- * (checksummed), a locked one in lower case.
+ * payer has settled in confirmed mode since (then it is in good standing again); null
+ * when none. Only a confirmed payment counts: an earlier optimistic payment of the same
+ * payer whose transfer is confirmed after the failure says nothing about the failed one.
  */
 export async function optimisticFailure(network: string, payer: string): Promise<{ paymentId: string; txHash: string | null } | null> {
   const h = await getDbHandle();
   const rows = await h.query<{ id: string; tx_hash: string | null }>(
-    `SELECT id, tx_hash FROM payments f WHERE network = $1 AND lower(payer) = lower($2) AND status = 'optimistic_failed'
-        AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.network = $1 AND lower(p.payer) = lower($2) AND p.status = 'settled' AND p.updated_at > f.updated_at)
+    `SELECT id, tx_hash FROM payments f WHERE network = $1 AND payer = $2 AND status = 'optimistic_failed'
+        AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.network = $1 AND p.payer = $2 AND p.status = 'settled' AND NOT p.optimistic AND p.updated_at > f.updated_at)
       ORDER BY updated_at DESC LIMIT 1`,
-    [network, payer],
+    [network, payer.toLowerCase()],
   );
   const r = rows[0];
   return r ? { paymentId: r.id, txHash: r.tx_hash } : null;

@@ -51,27 +51,32 @@ contract TestUSDC {
         address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce,
         uint8 v, bytes32 r, bytes32 s
     ) external {
-        _checkAuthorization(from, to, value, validAfter, validBefore, nonce);
-        require(_recover(from, to, value, validAfter, validBefore, nonce, v, r, s) == from, "FiatTokenV2: invalid signature");
-        _useAuthorization(from, nonce);
-        _transfer(from, to, value);
+        transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, abi.encodePacked(r, s, v));
     }
 
+    /// @dev Like USDC v2.2 (SignatureChecker): a payer with code is a contract wallet and
+    /// answers for its signature itself (ERC-1271); any other payer signs with ECDSA.
     function transferWithAuthorization(
         address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce,
         bytes memory signature
-    ) external {
-        require(signature.length == 65, "FiatTokenV2: invalid signature length");
-        bytes32 r;
-        bytes32 s;
-        uint8 v;
-        assembly {
-            r := mload(add(signature, 0x20))
-            s := mload(add(signature, 0x40))
-            v := byte(0, mload(add(signature, 0x60)))
-        }
+    ) public {
         _checkAuthorization(from, to, value, validAfter, validBefore, nonce);
-        require(_recover(from, to, value, validAfter, validBefore, nonce, v, r, s) == from, "FiatTokenV2: invalid signature");
+        bytes32 digest = keccak256(abi.encodePacked("\x19\x01", DOMAIN_SEPARATOR(), keccak256(abi.encode(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce))));
+        if (from.code.length > 0) {
+            (bool ok, bytes memory ret) = from.staticcall(abi.encodeWithSelector(0x1626ba7e, digest, signature));
+            require(ok && ret.length == 32 && abi.decode(ret, (bytes4)) == 0x1626ba7e, "FiatTokenV2: invalid signature");
+        } else {
+            require(signature.length == 65, "FiatTokenV2: invalid signature length");
+            bytes32 r;
+            bytes32 s;
+            uint8 v;
+            assembly {
+                r := mload(add(signature, 0x20))
+                s := mload(add(signature, 0x40))
+                v := byte(0, mload(add(signature, 0x60)))
+            }
+            require(_recover(digest, v, r, s) == from, "FiatTokenV2: invalid signature");
+        }
         _useAuthorization(from, nonce);
         _transfer(from, to, value);
     }
@@ -83,12 +88,7 @@ contract TestUSDC {
         require(!_authorizationStates[from][nonce], "FiatTokenV2: authorization is used or canceled");
     }
 
-    function _recover(
-        address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce,
-        uint8 v, bytes32 r, bytes32 s
-    ) private view returns (address) {
-        bytes32 structHash = keccak256(abi.encode(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce));
-        bytes32 digest = keccak256(abi.encodePacked("\x19\x01", DOMAIN_SEPARATOR(), structHash));
+    function _recover(bytes32 digest, uint8 v, bytes32 r, bytes32 s) private pure returns (address) {
         if (v < 27) v += 27;
         require(uint256(s) <= 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0, "FiatTokenV2: invalid signature s");
         return ecrecover(digest, v, r, s);
@@ -126,5 +126,38 @@ contract Multicall3Lite {
             if (requireSuccess) require(success, "Multicall3: call failed");
             returnData[i] = Result(success, ret);
         }
+    }
+}
+
+/// @notice A minimal contract wallet: a valid signature (ERC-1271) is a type byte 0x01
+/// followed by its owner's 65-byte ECDSA signature of the digest (66 bytes, so never
+/// mistaken for an account's own signature, as with real smart wallets). Deployed by
+/// TestWalletFactory at a CREATE2 address, so a payer can sign before it exists (ERC-6492).
+contract TestSmartWallet {
+    address public immutable owner;
+
+    constructor(address o) {
+        owner = o;
+    }
+
+    function isValidSignature(bytes32 hash, bytes calldata sig) external view returns (bytes4) {
+        if (sig.length != 66 || sig[0] != 0x01) return 0xffffffff;
+        bytes32 r = bytes32(sig[1:33]);
+        bytes32 s = bytes32(sig[33:65]);
+        uint8 v = uint8(sig[65]);
+        if (v < 27) v += 27;
+        return ecrecover(hash, v, r, s) == owner ? bytes4(0x1626ba7e) : bytes4(0xffffffff);
+    }
+}
+
+/// @notice Deploys TestSmartWallets at addresses known in advance (CREATE2 on owner and salt).
+contract TestWalletFactory {
+    function deploy(address owner, bytes32 salt) external returns (address) {
+        return address(new TestSmartWallet{salt: salt}(owner));
+    }
+
+    function addressOf(address owner, bytes32 salt) external view returns (address) {
+        bytes32 code = keccak256(abi.encodePacked(type(TestSmartWallet).creationCode, abi.encode(owner)));
+        return address(uint160(uint256(keccak256(abi.encodePacked(bytes1(0xff), address(this), salt, code)))));
     }
 }

@@ -18,6 +18,9 @@ const require = createRequire(import.meta.url);
 
 export const BASE_USDC: Address = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 export const MULTICALL3: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
+/** TestWalletFactory: deploys contract-wallet payers (ERC-1271) at CREATE2 addresses (ERC-6492). */
+export const WALLET_FACTORY: Address = "0x6492000000000000000000000000000000006492";
+export const walletFactoryAbi = parseAbi(["function deploy(address owner, bytes32 salt) returns (address)", "function addressOf(address owner, bytes32 salt) view returns (address)"]);
 const MNEMONIC = "test test test test test test test test test test test junk";
 
 export const usdcAbi = parseAbi([
@@ -28,10 +31,10 @@ export const usdcAbi = parseAbi([
   "function version() view returns (string)",
 ]);
 
-let compiled: { usdc: Hex; multicall: Hex } | undefined;
+let compiled: { usdc: Hex; multicall: Hex; factory: Hex } | undefined;
 
-/** Runtime bytecode of the test token and Multicall3Lite (solc-js, offline). */
-export function compileContracts(): { usdc: Hex; multicall: Hex } {
+/** Runtime bytecode of the test token, Multicall3Lite and the wallet factory (solc-js, offline). */
+export function compileContracts(): { usdc: Hex; multicall: Hex; factory: Hex } {
   if (compiled) return compiled;
   const solc = require("solc") as { compile(input: string): string };
   const source = readFileSync(join(root, "tests/chain/TestUSDC.sol"), "utf8");
@@ -47,7 +50,11 @@ export function compileContracts(): { usdc: Hex; multicall: Hex } {
   const errors = (out.errors ?? []).filter((e) => e.severity === "error");
   if (errors.length) throw new Error(errors.map((e) => e.formattedMessage).join("\n"));
   const c = out.contracts["TestUSDC.sol"]!;
-  compiled = { usdc: `0x${c.TestUSDC!.evm.deployedBytecode.object}`, multicall: `0x${c.Multicall3Lite!.evm.deployedBytecode.object}` };
+  compiled = {
+    usdc: `0x${c.TestUSDC!.evm.deployedBytecode.object}`,
+    multicall: `0x${c.Multicall3Lite!.evm.deployedBytecode.object}`,
+    factory: `0x${c.TestWalletFactory!.evm.deployedBytecode.object}`,
+  };
   return compiled;
 }
 
@@ -77,6 +84,10 @@ export interface Chain {
   rpc(method: string, params: unknown[]): Promise<unknown>;
   /** Real block times: automine off, one block every `ms` (0 goes back to automine). */
   setIntervalMining(ms: number): Promise<void>;
+  /** Where TestWalletFactory puts `owner`'s contract wallet for `salt` (it need not exist). */
+  walletAddress(owner: Address, salt: Hex): Promise<Address>;
+  /** Deploys `owner`'s contract wallet for `salt` (sent by accounts[9]); its address. */
+  deployWallet(owner: Address, salt: Hex): Promise<Address>;
   stop(): Promise<void>;
 }
 
@@ -116,6 +127,7 @@ export async function startChain(): Promise<Chain> {
     });
   await rpc("hardhat_setCode", [BASE_USDC, code.usdc]);
   await rpc("hardhat_setCode", [MULTICALL3, code.multicall]);
+  await rpc("hardhat_setCode", [WALLET_FACTORY, code.factory]);
   const accounts = Array.from({ length: 10 }, (_, i) => mnemonicToAccount(MNEMONIC, { addressIndex: i }));
   const minter = createWalletClient({ account: accounts[9]!, chain, transport: http(rpcUrl, { retryCount: 0 }) });
   return {
@@ -129,6 +141,12 @@ export async function startChain(): Promise<Chain> {
       await publicClient.waitForTransactionReceipt({ hash });
     },
     rpc,
+    walletAddress: (owner, salt) => publicClient.readContract({ address: WALLET_FACTORY, abi: walletFactoryAbi, functionName: "addressOf", args: [owner, salt] }),
+    deployWallet: async (owner, salt) => {
+      const hash = await minter.writeContract({ address: WALLET_FACTORY, abi: walletFactoryAbi, functionName: "deploy", args: [owner, salt] });
+      await publicClient.waitForTransactionReceipt({ hash });
+      return publicClient.readContract({ address: WALLET_FACTORY, abi: walletFactoryAbi, functionName: "addressOf", args: [owner, salt] });
+    },
     setIntervalMining: async (ms) => {
       await rpc("evm_setAutomine", [ms === 0]);
       await rpc("evm_setIntervalMining", [ms]);

@@ -8,6 +8,8 @@
  * `pendingAnswers`: how many of the next settlements answer `settlement_pending` with the
  * broadcast transaction (x402 2.24+) before the final answer; a settle asked again for a
  * payment it already broadcast answers from that transaction, never sending a second one.
+ * `beforeSettle` runs when a settle request arrives, before the facilitator handles it
+ * (a test takes the facilitator's own RPC node down there).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -31,7 +33,7 @@ export async function loopbackFacilitator(opts: {
   const wallet = createWalletClient({ account, chain: localBase(opts.rpcUrl), transport: viemHttp(opts.rpcUrl, { retryCount: 0 }) }).extend(publicActions);
   const facilitator = new x402Facilitator();
   registerExactEvmScheme(facilitator, { signer: toFacilitatorEvmSigner({ ...wallet, address: account.address } as never), networks: (opts.network ?? "eip155:8453") as `${string}:${string}` });
-  const state = { pendingAnswers: 0, lastRefusal: "", calls: { verify: 0, settle: 0, supported: 0, refused: 0 } };
+  const state = { pendingAnswers: 0, lastRefusal: "", calls: { verify: 0, settle: 0, supported: 0, refused: 0 }, beforeSettle: null as null | (() => void) };
   /** Settlements already broadcast, by the payment's signature: a retry reconciles against them. */
   const broadcast = new Map<string, unknown>();
 
@@ -57,11 +59,13 @@ export async function loopbackFacilitator(opts: {
       }
       if (req.method === "POST" && req.url === "/settle") {
         state.calls.settle++;
+        state.beforeSettle?.();
         const key = String(paymentPayload?.payload?.signature);
         let answer = broadcast.get(key) as { success: boolean; transaction: string; network: string } | undefined;
         if (!answer) {
-          answer = (await facilitator.settle(paymentPayload, paymentRequirements)) as never;
-          broadcast.set(key, answer);
+          answer = (await facilitator.settle(paymentPayload, paymentRequirements)) as unknown as typeof answer;
+          // Only a broadcast transaction is reconciled against; a refusal is decided afresh.
+          if (answer!.transaction) broadcast.set(key, answer);
         }
         if (answer!.success && state.pendingAnswers > 0) {
           state.pendingAnswers--;

@@ -5,13 +5,13 @@
  */
 import { randomBytes } from "node:crypto";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "@/lib/payments/x402/eip3009";
-import { createWalletClient, http, publicActions, type Address, type Hex } from "viem";
+import { concatHex, createWalletClient, encodeFunctionData, http, publicActions, serializeErc6492Signature, type Address, type Hex } from "viem";
 import type { HDAccount, LocalAccount } from "viem/accounts";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { toClientEvmSigner } from "@x402/evm";
 import { wrapFetchWithPayment as wrapFetchV1 } from "../clients/v1";
-import { BASE_USDC, localBase } from "./chain";
+import { BASE_USDC, localBase, WALLET_FACTORY, walletFactoryAbi } from "./chain";
 
 export function v2Fetch(account: HDAccount, rpcUrl: string): typeof fetch {
   const wallet = createWalletClient({ account, chain: localBase(rpcUrl), transport: http(rpcUrl, { retryCount: 0 }) }).extend(publicActions);
@@ -26,6 +26,8 @@ export function v1Fetch(account: HDAccount, rpcUrl: string, maxValue = 30_000_00
 }
 
 export interface AuthorizationInput {
+  /** The paying account when it is not the signer (a contract wallet the signer owns). */
+  from?: Address;
   to: Address;
   value: bigint;
   validAfter?: bigint;
@@ -38,7 +40,7 @@ export interface AuthorizationInput {
 export async function signAuthorization(account: LocalAccount, a: AuthorizationInput) {
   const now = BigInt(Math.floor(Date.now() / 1000));
   const authorization = {
-    from: account.address,
+    from: a.from ?? account.address,
     to: a.to,
     value: a.value,
     validAfter: a.validAfter ?? now - 600n,
@@ -62,6 +64,22 @@ export async function signAuthorization(account: LocalAccount, a: AuthorizationI
       nonce: authorization.nonce,
     },
   };
+}
+
+/**
+ * An authorization paid by a contract wallet (TestSmartWallet) that `owner` controls: the
+ * owner signs the EIP-712 digest, the wallet vouches for it (ERC-1271); the signature is
+ * not a plain 65-byte one, so the official x402 scheme settles it. With `undeployed`,
+ * the wallet does not exist yet and the signature is ERC-6492-wrapped with the factory
+ * call that deploys it.
+ */
+export async function signWalletAuthorization(owner: LocalAccount, wallet: Address, a: AuthorizationInput, undeployed?: { salt: Hex }) {
+  const byOwner = await signAuthorization(owner, { ...a, from: wallet });
+  // TestSmartWallet's format: a type byte, then the owner's signature (66 bytes).
+  const signed = { ...byOwner, signature: concatHex(["0x01", byOwner.signature]) };
+  if (!undeployed) return signed;
+  const data = encodeFunctionData({ abi: walletFactoryAbi, functionName: "deploy", args: [owner.address, undeployed.salt] });
+  return { ...signed, signature: serializeErc6492Signature({ address: WALLET_FACTORY, data, signature: signed.signature }) };
 }
 
 export interface Requirement {

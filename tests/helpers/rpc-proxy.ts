@@ -5,14 +5,19 @@
  * from the facilitator's first nonce read or send on, every connection is cut until
  * `down` is set back to false; "reorder-sends": the next two sends reach the node
  * higher nonce first, the lower one only once the higher one was answered, as when two
- * settlements race on the wire), and `refuseBatches` answers batches like providers that
- * do not take them. `gapRefusals` counts the node's "nonce too high" answers.
+ * settlements race on the wire; "hold-send": the next send waits until `release()`, then
+ * goes on to the node even if its sender gave up meanwhile, as a request stuck in a
+ * network would; `hold()` arms it and resolves with the held send's nonce), and
+ * `refuseBatches` answers batches like providers that do not take them. `sentNonces`
+ * lists the nonce of every send in arrival order, `gapRefusals` counts the node's "nonce
+ * too high" answers, `nonceRefusals` its refusals of a nonce another transaction has
+ * (`nonce too low`, `replacement transaction underpriced`, `already known`).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseTransaction, type Hex } from "viem";
 
-export type Fault = "none" | "hang-after-send" | "drop-send" | "down-at-settle" | "reorder-sends";
+export type Fault = "none" | "hang-after-send" | "drop-send" | "down-at-settle" | "reorder-sends" | "hold-send";
 
 /** The nonce of the transaction a request sends (a single call or a batch). */
 function sentNonce(body: string): number {
@@ -22,7 +27,16 @@ function sentNonce(body: string): number {
 }
 
 export async function rpcProxy(target: string) {
-  const state = { fault: "none" as Fault, sends: 0, refuseBatches: false, refusedBatches: 0, down: false, gapRefusals: 0 };
+  const state = { fault: "none" as Fault, sends: 0, sentNonces: [] as number[], refuseBatches: false, refusedBatches: 0, down: false, gapRefusals: 0, nonceRefusals: 0 };
+  /** The send held by "hold-send": its nonce, and how to let it go. */
+  let holding: { nonce: Promise<number>; seen: (n: number) => void; go: () => void; turn: Promise<void> } | null = null;
+  const armHold = () => {
+    let seen = (_n: number) => {};
+    let go = () => {};
+    const nonce = new Promise<number>((r) => (seen = r));
+    const turn = new Promise<void>((r) => (go = r));
+    holding = { nonce, seen, go, turn };
+  };
   /** The first send of a "reorder-sends" pair, waiting for the second. */
   let held: { nonce: number; go: () => void; answered: Promise<void> } | null = null;
   const server = http.createServer(async (req, res) => {
@@ -44,6 +58,7 @@ export async function rpcProxy(target: string) {
     let answered = () => {};
     if (isSend) {
       state.sends++;
+      state.sentNonces.push(sentNonce(body));
       if (fault === "reorder-sends" && !held) {
         // The first of the pair waits for the second (at most 10 s).
         let go = () => {};
@@ -64,13 +79,20 @@ export async function rpcProxy(target: string) {
           const release = first.go;
           answered = release; // the held lower one goes once this one was answered
         }
+      } else if (fault === "hold-send") {
+        state.fault = "none";
+        if (!holding) armHold();
+        const h = holding!;
+        h.seen(sentNonce(body));
+        await h.turn;
       } else state.fault = "none";
-      fault = fault === "reorder-sends" ? "none" : fault;
+      fault = fault === "reorder-sends" || fault === "hold-send" ? "none" : fault;
     }
     if (fault === "drop-send") return; // never forwarded, never answered
     const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
     const text = await upstream.text();
     if (/nonce too high/i.test(text)) state.gapRefusals++;
+    if (isSend && /nonce too low|underpriced|already known|known transaction/i.test(text)) state.nonceRefusals++;
     answered();
     if (fault === "hang-after-send") return; // forwarded (and mined), answer lost
     res.writeHead(upstream.status, { "content-type": "application/json" }).end(text);
@@ -79,6 +101,17 @@ export async function rpcProxy(target: string) {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     state,
+    /** Holds the next send (see "hold-send"); resolves with its nonce once it arrived. */
+    hold: (): Promise<number> => {
+      armHold();
+      state.fault = "hold-send";
+      return holding!.nonce;
+    },
+    /** Lets the held send go on to the node. */
+    release: () => {
+      holding?.go();
+      holding = null;
+    },
     close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
   };
 }

@@ -4,7 +4,9 @@
  * without its bearer secret. With the right secret paid calls settle; with a wrong one the
  * payer gets a clear 503 (never a 500), nothing moves, and the same payment still works;
  * a `settlement_pending` answer is asked once more (x402 2.24+), and one still pending
- * after that is answered 503 settlement_pending and served once when presented again.
+ * after that is answered 503 settlement_pending and served once when presented again; a
+ * settlement the facilitator fails for its own reasons (its RPC node down) while the
+ * transfer still goes through is 503 settlement_pending, never a burnt payment.
  */
 import { generateKeyPairSync, verify, type KeyObject } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
@@ -14,12 +16,14 @@ import { startChain, type Chain } from "../helpers/chain";
 import { startFixture, type Fixture } from "../helpers/fixture";
 import { loopbackFacilitator } from "../helpers/loopback-facilitator";
 import { decodeB64Json, requirementFrom, signAuthorization, v2Header, type Requirement } from "../helpers/payments";
+import { rpcProxy } from "../helpers/rpc-proxy";
 
 const SECRET = "s3cret-facilitator-token";
 
 describe("remote facilitator with credentials", () => {
   let chain: Chain;
   let fac: Awaited<ReturnType<typeof loopbackFacilitator>>;
+  let facRpc: Awaited<ReturnType<typeof rpcProxy>>;
   let right: Fixture;
   let wrong: Fixture;
   let req: Requirement;
@@ -32,7 +36,9 @@ describe("remote facilitator with credentials", () => {
   beforeAll(async () => {
     chain = await startChain();
     await chain.mintUsdc(payer().address, 10_000_000n);
-    fac = await loopbackFacilitator({ rpcUrl: chain.rpcUrl, privateKey: chain.privateKey(0), secret: SECRET });
+    // The facilitator reaches the chain through its own proxy (its RPC node can go down).
+    facRpc = await rpcProxy(chain.rpcUrl);
+    fac = await loopbackFacilitator({ rpcUrl: facRpc.url, privateKey: chain.privateKey(0), secret: SECRET });
     const env = { PAY_TO_ADDRESS: payTo().address, FACILITATOR_URL: fac.url, SETTLEMENT_RPC_URL: chain.rpcUrl, CACHE_DISABLED: "1" };
     [right, wrong] = await Promise.all([
       startFixture({ env: { ...env, FACILITATOR_AUTH_HEADERS: JSON.stringify({ Authorization: `Bearer ${SECRET}` }) } }),
@@ -44,6 +50,7 @@ describe("remote facilitator with credentials", () => {
     await right?.close();
     await wrong?.close();
     await fac?.close();
+    await facRpc?.close();
     await chain?.stop();
   });
 
@@ -107,6 +114,34 @@ describe("remote facilitator with credentials", () => {
     expect(before - (await balance())).toBe(BigInt(req.amount));
     const third = await paid(right, header);
     expect(third.status).toBe(402);
+  });
+
+  it("the facilitator fails the settlement for its own reason (its RPC node is down): 503 settlement_pending fault=service, nothing moved; the same payment then settles once", async () => {
+    const header = await payment();
+    const before = await balance();
+    fac.state.beforeSettle = () => {
+      facRpc.state.down = true;
+    };
+    let first: Response;
+    try {
+      first = await paid(right, header);
+    } finally {
+      fac.state.beforeSettle = null;
+      facRpc.state.down = false;
+    }
+    expect(first.status, await first.clone().text()).toBe(503);
+    const err = (await first.json()).error;
+    expect(err).toMatchObject({ code: "settlement_pending", fault: "service" });
+    expect(err.message).toMatch(/authorization is still valid/);
+    expect(Number(first.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await balance()).toBe(before);
+
+    const again = await paid(right, header);
+    expect(again.status, await again.clone().text()).toBe(200);
+    expect(before - (await balance())).toBe(BigInt(req.amount));
+    const third = await paid(right, header);
+    expect(third.status).toBe(402);
+    expect((await third.json()).code).toBe("payment_replayed");
   });
 
   it("refuses to start with a malformed FACILITATOR_AUTH_HEADERS, naming the setting", async () => {

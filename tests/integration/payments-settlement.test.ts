@@ -9,14 +9,22 @@
  *   test makes the receipt insert fail) → the payer, who has paid, still gets the data;
  * - a payment left pending by a process that died mid-call (a row the test writes) is
  *   taken over after 10 minutes, and refused as in use before that;
- * - an RPC node that refuses JSON-RPC batches still gets the settlement, sent alone.
+ * - an RPC node that refuses JSON-RPC batches still gets the settlement, sent alone;
+ * - an RPC node that does not answer while a payment is verified → 503 with Retry-After,
+ *   never a 402: the payment was not judged, and the same payment is served later;
+ * - a settlement behind a transaction of the key stuck on the wire (this node does not
+ *   queue nonces) → 503 settlement_pending (`nonce_gap`), its nonce recorded unused and
+ *   used by the next settlement: no nonce is burnt, nothing waits behind a gap;
+ * - a contract-wallet payer (ERC-1271, settled by the official x402 scheme) whose
+ *   settlement fails on our side → 503 settlement_pending, never 402: the same payment is
+ *   served once our side works again.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { startChain, type Chain } from "../helpers/chain";
 import { startFixture, type Fixture } from "../helpers/fixture";
-import { decodeB64Json, requirementFrom, signAuthorization, v2Header, type Requirement } from "../helpers/payments";
+import { decodeB64Json, requirementFrom, signAuthorization, signWalletAuthorization, v2Header, type Requirement } from "../helpers/payments";
 import { hasPostgres, POSTGRES_URL } from "../helpers/services";
 import { rpcProxy } from "../helpers/rpc-proxy";
 
@@ -121,6 +129,86 @@ for (const [i, mode] of MODES.entries()) {
       expect(again.status).toBe(200);
       expect(proxy.state.sends).toBe(sends + 2);
       expect(await chain.usdcBalance(payer().address)).toBe(before - 10_000n);
+    });
+
+    it("the RPC node does not answer while the payment is verified: 503 with Retry-After (not 402), nothing charged; the same payment is served once it answers", async () => {
+      const header = await pay("/v1/fng");
+      const before = await chain.usdcBalance(payer().address);
+      proxy.state.down = true;
+      let first: Response;
+      try {
+        first = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      } finally {
+        proxy.state.down = false;
+      }
+      expect(first.status, await first.clone().text()).toBe(503);
+      expect(Number(first.headers.get("retry-after"))).toBeGreaterThan(0);
+      const err = (await first.json()).error;
+      expect(err.code).toBe("service_unavailable");
+      expect(err.message).toMatch(/chain could not be reached to verify the payment/);
+      expect(err.message).toMatch(/nothing was charged/);
+      expect(await chain.usdcBalance(payer().address)).toBe(before);
+
+      const again = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(again.status, await again.clone().text()).toBe(200);
+      expect(await chain.usdcBalance(payer().address)).toBe(before - 10_000n);
+    });
+
+    it("a settlement behind a transaction of the key stuck on the wire: 503 settlement_pending (nonce_gap); its nonce goes to the next settlement, none is burnt", async () => {
+      const [h1, h2, h3] = await Promise.all([pay("/v1/fng"), pay("/v1/fng"), pay("/v1/fng")]);
+      const key = chain.accounts[0]!.address;
+      const start = await chain.publicClient.getTransactionCount({ address: key, blockTag: "latest" });
+      const before = await chain.usdcBalance(payer().address);
+      const paid = (h: string) => fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": h } });
+      const conflicts = proxy.state.nonceRefusals;
+      const held = proxy.hold();
+      const first = paid(h1); // its transaction waits on the wire
+      expect(await held).toBe(start);
+      const second = await paid(h2);
+      expect(second.status, await second.clone().text()).toBe(503);
+      expect((await second.json()).error).toMatchObject({ code: "settlement_pending", fault: "service", reason: "nonce_gap" });
+      proxy.release();
+      // The first gave up waiting for its answer (503, outcome unknown) or got it; either
+      // way the same payment is served, once.
+      let r1 = await first;
+      if (r1.status === 503) r1 = await paid(h1);
+      expect(r1.status, await r1.clone().text()).toBe(200);
+      const r2 = await paid(h2);
+      expect(r2.status, await r2.clone().text()).toBe(200);
+      const r3 = await paid(h3);
+      expect(r3.status, await r3.clone().text()).toBe(200);
+      // Three transfers on three consecutive nonces: nothing burnt, no filler needed; and
+      // the held transaction, delivered late, found its nonce still its own.
+      expect(await chain.publicClient.getTransactionCount({ address: key, blockTag: "latest" })).toBe(start + 3);
+      expect(proxy.state.nonceRefusals).toBe(conflicts);
+      expect(await chain.usdcBalance(payer().address)).toBe(before - 30_000n);
+    });
+
+    it("a contract-wallet payer (ERC-1271, the official x402 path) whose settlement fails on our side (the key cannot pay gas): 503 settlement_pending fault=service, never 402; served once funds are back", async () => {
+      const owner = payer();
+      const wallet = await chain.deployWallet(owner.address, `0x${randomBytes(32).toString("hex")}`);
+      await chain.mintUsdc(wallet, 1_000_000n);
+      const req = await requirement("/v1/fng");
+      const header = v2Header(req, await signWalletAuthorization(owner, wallet, { to: req.payTo as `0x${string}`, value: BigInt(req.amount) }));
+      const key = chain.accounts[0]!.address;
+      const funds = await chain.publicClient.getBalance({ address: key });
+      await chain.rpc("hardhat_setBalance", [key, "0x0"]);
+      let first: Response;
+      try {
+        first = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      } finally {
+        await chain.rpc("hardhat_setBalance", [key, `0x${funds.toString(16)}`]);
+      }
+      expect(first.status, await first.clone().text()).toBe(503);
+      expect((await first.json()).error).toMatchObject({ code: "settlement_pending", fault: "service" });
+      expect(await chain.usdcBalance(wallet)).toBe(1_000_000n);
+
+      const again = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(again.status, await again.clone().text()).toBe(200);
+      expect(await chain.usdcBalance(wallet)).toBe(1_000_000n - 10_000n);
+      const third = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(third.status).toBe(402);
+      expect((await third.json()).code).toBe("payment_replayed");
     });
 
     it("a bundle whose settlement outcome was lost is sold on the retry, exactly once", async () => {

@@ -1,19 +1,24 @@
 /**
  * Settlement with several instances on real block times: two service processes on one
  * PostgreSQL schema, one Redis and one facilitator key, a Hardhat chain mining a block
- * every second (interval mining, so transactions wait in the mempool as on Base), reached
- * through a JSON-RPC proxy that can go down. The key's nonces come from the shared
+ * every 2 s (interval mining, so transactions wait in the mempool as on Base), each
+ * instance reaching it through its own JSON-RPC proxy that can go down, hold a send on
+ * the wire or count the node's nonce refusals. The key's nonces come from the shared
  * store: no payment is refused because the other instance (or another sender) used a
- * nonce, and a failure on the service's side leaves the payment usable.
+ * nonce, every transaction of the key (smart-wallet deployments too) takes its nonce
+ * there, a failure on the service's side leaves the payment usable, an optimistic payment
+ * whose transaction is dropped or whose instance dies is still settled, and an instance
+ * killed while holding a nonce does not stop the other from settling.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWalletClient, http, parseAbi, parseGwei, type Address, type Hex } from "viem";
+import { randomBytes as randomHex } from "node:crypto";
 import pg from "pg";
 import { startSimulator, type Simulator } from "@/lib/upstream-sim/server";
 import { startService, type Service } from "../helpers/service";
-import { BASE_USDC, localBase, startChain, type Chain } from "../helpers/chain";
-import { decodeB64Json, requirementFrom, signAuthorization, v2Header, type Requirement } from "../helpers/payments";
+import { BASE_USDC, localBase, startChain, WALLET_FACTORY, type Chain } from "../helpers/chain";
+import { decodeB64Json, requirementFrom, signAuthorization, signWalletAuthorization, v2Header, type Requirement } from "../helpers/payments";
 import { hasPostgres, hasRedis, POSTGRES_URL, REDIS_URL } from "../helpers/services";
 import { rpcProxy } from "../helpers/rpc-proxy";
 
@@ -21,12 +26,15 @@ const up = (await hasPostgres()) && (await hasRedis());
 if (!up && process.env.REQUIRE_SERVICES === "1") throw new Error("PostgreSQL and Redis are required (REQUIRE_SERVICES=1) but not reachable");
 
 const PRICE = 10_000n; // /v1/fng, $0.01
+/** The block time the issue measured with (Base's). */
+const BLOCK_MS = 2000;
 const schema = `settle_scale_${randomBytes(5).toString("hex")}`;
 
 describe.skipIf(!up)("settlement across two instances on real block times", () => {
   let sim: Simulator;
   let chain: Chain;
-  let proxy: Awaited<ReturnType<typeof rpcProxy>>;
+  let proxyA: Awaited<ReturnType<typeof rpcProxy>>;
+  let proxyB: Awaited<ReturnType<typeof rpcProxy>>;
   let a: Service;
   let b: Service;
   let req: Requirement;
@@ -41,8 +49,9 @@ describe.skipIf(!up)("settlement across two instances on real block times", () =
     await chain.mintUsdc(payer().address, 100_000_000n);
     await chain.mintUsdc(chain.accounts[3]!.address, 1_000_000n);
     await chain.mintUsdc(chain.accounts[6]!.address, 1_000_000n);
-    await chain.setIntervalMining(1000);
-    proxy = await rpcProxy(chain.rpcUrl);
+    await chain.mintUsdc(chain.accounts[7]!.address, 1_000_000n);
+    await chain.setIntervalMining(BLOCK_MS);
+    [proxyA, proxyB] = await Promise.all([rpcProxy(chain.rpcUrl), rpcProxy(chain.rpcUrl)]);
     const env = {
       ...sim.env,
       DATABASE_URL: `${POSTGRES_URL}?schema=${schema}`,
@@ -54,16 +63,22 @@ describe.skipIf(!up)("settlement across two instances on real block times", () =
       REDIS_KEY_PREFIX: `test-${randomBytes(6).toString("hex")}`,
       PAY_TO_ADDRESS: chain.accounts[2]!.address,
       FACILITATOR_PRIVATE_KEY: chain.privateKey(0),
-      SETTLEMENT_RPC_URL: proxy.url,
+      // Long enough for a settlement queued behind a dead instance's nonce to wait for its repair.
+      PAYMENT_TIMEOUT_MS: "25000",
+      X402_EIP6492_FACTORIES: WALLET_FACTORY,
     };
     // Startup is slow on a loaded machine; the two start together.
-    [a, b] = await Promise.all([startService({ env, timeoutMs: 240_000 }), startService({ env, timeoutMs: 240_000 })]);
+    [a, b] = await Promise.all([
+      startService({ env: { ...env, SETTLEMENT_RPC_URL: proxyA.url }, timeoutMs: 240_000 }),
+      startService({ env: { ...env, SETTLEMENT_RPC_URL: proxyB.url }, timeoutMs: 240_000 }),
+    ]);
     req = requirementFrom(await fetch(`${a.url}/v1/fng`)).accepts[0]!;
   }, 300_000);
   afterAll(async () => {
     await a?.stop();
     await b?.stop();
-    await proxy?.close();
+    await proxyA?.close();
+    await proxyB?.close();
     await chain?.stop();
     await sim?.close();
   });
@@ -87,25 +102,66 @@ describe.skipIf(!up)("settlement across two instances on real block times", () =
     }
   });
 
-  it("another sender uses the facilitator key between two settlements: nothing is refused", async () => {
-    const foreign = createWalletClient({ account: chain.accounts[0]!, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) });
+  it("another sender takes the exact nonce a settlement was given, between two settlements: the node refuses ours, the service takes a new nonce, nothing is refused", async () => {
+    const key = chain.accounts[0]!;
+    const foreign = createWalletClient({ account: key, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) });
     expect((await paid(a, await payment())).status).toBe(200);
-    const hash = await foreign.sendTransaction({ to: chain.accounts[0]!.address, value: 0n });
-    const next = await Promise.all([paid(b, await payment()), paid(a, await payment())]);
-    expect(next.map((r) => r.status)).toEqual([200, 200]);
-    expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe("success");
+    const conflicts = proxyB.state.nonceRefusals;
+    const held = proxyB.hold();
+    const next = paid(b, await payment());
+    const nonce = await held;
+    // Another process sends with the key on exactly that nonce, with a fee ours does not outbid.
+    const hash = await foreign.sendTransaction({ to: key.address, value: 0n, nonce, maxFeePerGas: parseGwei("100"), maxPriorityFeePerGas: parseGwei("50") });
+    proxyB.release();
+    const second = await next;
+    expect(second.status, await second.clone().text()).toBe(200);
+    const third = await paid(a, await payment());
+    expect(third.status, await third.clone().text()).toBe(200);
+    expect(proxyB.state.nonceRefusals).toBeGreaterThan(conflicts); // the conflict did happen
+    const foreignTx = await chain.publicClient.waitForTransactionReceipt({ hash });
+    expect(foreignTx.status).toBe("success");
+    expect((await chain.publicClient.getTransaction({ hash })).nonce).toBe(nonce);
+    expect(b.logs()).toMatch(/"event":"settlement.nonce_conflict"/);
+  });
+
+  it("a smart-wallet payer not deployed yet (ERC-6492): the deployment takes its nonce from the shared counter, not from the node, while the other instance holds one on the wire", async () => {
+    const owner = chain.accounts[8]!;
+    const salt = `0x${randomHex(32).toString("hex")}` as Hex;
+    const wallet = await chain.walletAddress(owner.address, salt);
+    await chain.mintUsdc(wallet, 1_000_000n);
+    expect(await chain.publicClient.getCode({ address: wallet })).toBeUndefined();
+    const counterfactual = v2Header(req, await signWalletAuthorization(owner, wallet, { to: req.payTo as Address, value: BigInt(req.amount) }, { salt }));
+    const conflicts = proxyA.state.nonceRefusals + proxyB.state.nonceRefusals;
+
+    // B has taken a nonce and its transaction is still on its way to the node.
+    const held = proxyB.hold();
+    const onB = paid(b, await payment());
+    const heldNonce = await held;
+    const sentByA = proxyA.state.sentNonces.length;
+    const onA = paid(a, counterfactual);
+    for (let i = 0; i < 150 && proxyA.state.sentNonces.length === sentByA; i++) await new Promise((r) => setTimeout(r, 100));
+    const deployNonce = proxyA.state.sentNonces[sentByA];
+    proxyB.release();
+    const [ra, rb] = await Promise.all([onA, onB]);
+    expect(ra.status, await ra.clone().text()).toBe(200);
+    expect(rb.status, await rb.clone().text()).toBe(200);
+    expect(deployNonce).toBeDefined();
+    expect(deployNonce).not.toBe(heldNonce);
+    expect(proxyA.state.nonceRefusals + proxyB.state.nonceRefusals).toBe(conflicts);
+    expect(await chain.publicClient.getCode({ address: wallet })).toMatch(/^0x[0-9a-f]{10,}/);
+    expect(await chain.usdcBalance(wallet)).toBe(1_000_000n - PRICE);
   });
 
   it("the RPC node goes down between verification and settlement: 503 settlement_pending, then the same payment is served and settled once", async () => {
     const header = await payment();
     const before = await chain.usdcBalance(payer().address);
-    proxy.state.fault = "down-at-settle";
+    proxyA.state.fault = "down-at-settle";
     let first: Response;
     try {
       first = await paid(a, header);
     } finally {
-      proxy.state.down = false;
-      proxy.state.fault = "none";
+      proxyA.state.down = false;
+      proxyA.state.fault = "none";
     }
     expect(first.status).toBe(503);
     expect(first.headers.get("retry-after")).toBe("5");
@@ -190,7 +246,7 @@ describe.skipIf(!up)("settlement across two instances on real block times", () =
         row = (await db.query(`SELECT p.status, l.status AS receipt FROM "${schema}".payments p JOIN "${schema}".access_log l ON l.payment_id = p.id WHERE l.id = $1`, [receiptId])).rows[0];
       }
       expect(row).toEqual({ status: "optimistic_failed", receipt: "settlement_failed" });
-      await chain.setIntervalMining(1000);
+      await chain.setIntervalMining(BLOCK_MS);
       await chain.mintUsdc(cheat.address, 1_000_000n);
 
       const refused = await fetch(`${b.url}/v1/sentiment`, { headers: { "PAYMENT-SIGNATURE": await signFor(micro) } });
@@ -209,7 +265,34 @@ describe.skipIf(!up)("settlement across two instances on real block times", () =
       await chain.publicClient.waitForTransactionReceipt({ hash: txOf(back) });
       expect(await chain.usdcBalance(cheat.address)).toBe(1_000_000n - PRICE - 5_000n); // each settled payment once
     } finally {
-      await chain.setIntervalMining(1000);
+      await chain.setIntervalMining(BLOCK_MS);
+      await db.end();
+    }
+  });
+
+  it("an optimistic payment whose transaction the node drops: sent again, settled once, nothing left unconfirmed", async () => {
+    const payer7 = chain.accounts[7]!;
+    const micro = requirementFrom(await fetch(`${a.url}/v1/sentiment`)).accepts[0]!;
+    const db = new pg.Client({ connectionString: POSTGRES_URL });
+    await db.connect();
+    try {
+      const before = await chain.usdcBalance(payer7.address);
+      await chain.rpc("evm_setIntervalMining", [0]);
+      const res = await fetch(`${a.url}/v1/sentiment`, { headers: { "PAYMENT-SIGNATURE": v2Header(micro, await signAuthorization(payer7, { to: micro.payTo as Address, value: BigInt(micro.amount) })) } });
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(res.headers.get("x-payment-settlement")).toBe("optimistic");
+      const tx = txOf(res);
+      expect(await chain.rpc("hardhat_dropTransaction", [tx])).toBe(true);
+      await chain.setIntervalMining(BLOCK_MS);
+      let row: { status: string; tx_hash: string } | undefined;
+      for (let i = 0; i < 80 && row?.status !== "settled"; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        row = (await db.query(`SELECT status, tx_hash FROM "${schema}".payments WHERE tx_hash = $1 OR reference LIKE $2`, [tx, `${payer7.address.toLowerCase()}:%`])).rows[0];
+      }
+      expect(row?.status).toBe("settled");
+      expect(await chain.usdcBalance(payer7.address)).toBe(before - BigInt(micro.amount));
+    } finally {
+      await chain.setIntervalMining(BLOCK_MS);
       await db.end();
     }
   });
@@ -224,7 +307,7 @@ describe.skipIf(!up)("settlement across two instances on real block times", () =
     try {
       const answers = headers.map((h, i) => fetch(`${(i % 2 ? a : b).url}/v1/sentiment`, { headers: { "PAYMENT-SIGNATURE": h } }));
       await new Promise((r) => setTimeout(r, 3000));
-      await chain.setIntervalMining(500);
+      await chain.setIntervalMining(BLOCK_MS);
       const done = await Promise.all(answers);
       const bodies = await Promise.all(done.map((r) => r.clone().text()));
       expect(done.map((r) => r.status), bodies.join("\n")).toEqual(Array(8).fill(200));
@@ -234,7 +317,73 @@ describe.skipIf(!up)("settlement across two instances on real block times", () =
       for (const r of done) await chain.publicClient.waitForTransactionReceipt({ hash: txOf(r) });
       expect(before - (await chain.usdcBalance(payer.address))).toBe(8n * BigInt(micro.amount));
     } finally {
-      await chain.setIntervalMining(1000);
+      await chain.setIntervalMining(BLOCK_MS);
     }
   });
+
+  // Last: it kills instance A.
+  it("an instance killed (SIGKILL) right after taking a nonce, with an optimistic payment delivered and its transaction dropped: the other instance settles everything afterwards", async () => {
+    const payer7 = chain.accounts[7]!;
+    const micro = requirementFrom(await fetch(`${b.url}/v1/sentiment`)).accepts[0]!;
+    const key = chain.accounts[0]!.address;
+    const db = new pg.Client({ connectionString: POSTGRES_URL });
+    await db.connect();
+    try {
+      const microBefore = await chain.usdcBalance(payer7.address);
+      const before = await chain.usdcBalance(payer().address);
+      await chain.rpc("evm_setIntervalMining", [0]);
+      // A delivers an optimistic call; the node then drops its transaction.
+      const opt = await fetch(`${a.url}/v1/sentiment`, { headers: { "PAYMENT-SIGNATURE": v2Header(micro, await signAuthorization(payer7, { to: micro.payTo as Address, value: BigInt(micro.amount) })) } });
+      expect(opt.status, await opt.clone().text()).toBe(200);
+      expect(opt.headers.get("x-payment-settlement")).toBe("optimistic");
+      const optTx = txOf(opt);
+      expect(await chain.rpc("hardhat_dropTransaction", [optTx])).toBe(true);
+      // A takes a nonce for another settlement and dies before its transaction reaches the
+      // node: the held send is never let go (the payer of that call is not charged; its
+      // payment row stays pending until the 10-minute takeover).
+      const held = proxyA.hold();
+      const doomed = paid(a, await payment()).catch(() => null);
+      await held;
+      const exited = new Promise((r) => a.child.once("exit", r));
+      a.child.kill("SIGKILL");
+      await exited;
+      await doomed;
+      await chain.setIntervalMining(BLOCK_MS);
+
+      // B settles what comes next: payments queued behind A's nonces wait for the repair of
+      // the gaps (A's leases expire), then are included; a 503 says when to come back.
+      const headers = await Promise.all(Array.from({ length: 4 }, () => payment()));
+      const results = await Promise.all(
+        headers.map(async (h) => {
+          for (let attempt = 0; ; attempt++) {
+            const res = await paid(b, h);
+            if (res.status !== 503 || attempt >= 4) return res;
+            await new Promise((r) => setTimeout(r, Number(res.headers.get("retry-after") ?? 5) * 1000));
+          }
+        }),
+      );
+      const bodies = await Promise.all(results.map((r) => r.clone().text()));
+      expect(results.map((r) => r.status), bodies.join("\n")).toEqual([200, 200, 200, 200]);
+      for (const r of results) expect((await chain.publicClient.getTransactionReceipt({ hash: txOf(r) })).status).toBe("success");
+      expect(await chain.usdcBalance(payer().address)).toBe(before - 4n * PRICE);
+
+      // A's optimistic payment, left "broadcast" by the dead process, is finished by B's sweep.
+      let row: { status: string } | undefined;
+      for (let i = 0; i < 160 && row?.status !== "settled"; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        row = (await db.query(`SELECT status FROM "${schema}".payments WHERE reference LIKE $1 AND optimistic ORDER BY created_at DESC LIMIT 1`, [`${payer7.address.toLowerCase()}:%`])).rows[0];
+      }
+      expect(row?.status).toBe("settled");
+      expect(await chain.usdcBalance(payer7.address)).toBe(microBefore - BigInt(micro.amount));
+      // Nothing of the key is left waiting behind a gap.
+      const [pending, latest] = await Promise.all([
+        chain.publicClient.getTransactionCount({ address: key, blockTag: "pending" }),
+        chain.publicClient.getTransactionCount({ address: key, blockTag: "latest" }),
+      ]);
+      expect(pending).toBe(latest);
+    } finally {
+      await chain.setIntervalMining(BLOCK_MS);
+      await db.end();
+    }
+  }, 150_000);
 });

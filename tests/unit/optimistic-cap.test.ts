@@ -21,6 +21,8 @@ afterAll(async () => {
 const PRICE = 5_000n;
 const CAP = 2n * PRICE;
 const NETWORK = "eip155:8453";
+/** What a reservation keeps to send the payment again (its content is not read here). */
+const KEPT = JSON.stringify({ payload: {}, requirements: {} });
 
 const lock = (payer: string): Promise<PaymentLock> =>
   lockPayment({
@@ -50,17 +52,17 @@ for (const mode of modes) {
       const payer = `0x${randomBytes(20).toString("hex")}`;
       const locks = await Promise.all(Array.from({ length: 12 }, () => lock(payer)));
       // Mixed case as a settlement would record it: compared case-blind.
-      const got = await Promise.all(locks.map((l, i) => reserveOptimistic(l, i % 2 ? payer.toUpperCase().replace("0X", "0x") : payer, PRICE, CAP)));
+      const got = await Promise.all(locks.map((l, i) => reserveOptimistic(l, i % 2 ? payer.toUpperCase().replace("0X", "0x") : payer, PRICE, CAP, KEPT)));
       expect(got.filter(Boolean)).toHaveLength(2);
 
       const held = locks[got.indexOf(true)]!;
       await releaseLock(held);
       const waiting = locks.filter((_, i) => !got[i]);
-      expect(await reserveOptimistic(waiting[0]!, payer, PRICE, CAP)).toBe(true);
-      expect(await reserveOptimistic(waiting[1]!, payer, PRICE, CAP)).toBe(false);
+      expect(await reserveOptimistic(waiting[0]!, payer, PRICE, CAP, KEPT)).toBe(true);
+      expect(await reserveOptimistic(waiting[1]!, payer, PRICE, CAP, KEPT)).toBe(false);
 
       const other = `0x${randomBytes(20).toString("hex")}`;
-      expect(await reserveOptimistic(await lock(other), other, PRICE, CAP)).toBe(true);
+      expect(await reserveOptimistic(await lock(other), other, PRICE, CAP, KEPT)).toBe(true);
     });
   });
 }

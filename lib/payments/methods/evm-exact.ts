@@ -9,7 +9,7 @@ import type { PaymentRequirements } from "@x402/core/types";
 import { env } from "@/lib/config/env";
 import { usdLabel, usdToAtomic } from "@/lib/payments/price";
 import { checkExactEvm, resourceInfo, toFacilitatorPayload, type DecodedPayment } from "@/lib/payments/x402/codec";
-import { evmAuthorizationOutcome, settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
+import { evmAuthorizationOutcome, evmTransferSimulates, settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
 import { holdPayment } from "@/lib/payments/x402/hold";
 import { remoteFacilitatorUrl } from "@/lib/payments/x402/remote";
 import { evmRefusal, evmSettleRefusal } from "@/lib/payments/x402/evm-reasons";
@@ -71,6 +71,7 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput) {
     verify: verifyWithFacilitator,
     settle: settleWithFacilitator,
     outcome: evmAuthorizationOutcome,
+    stillPays: evmTransferSimulates,
     refusal: (v) => evmRefusal(v, req),
     settleRefusal: (s) => evmSettleRefusal(s, req),
   });

@@ -70,8 +70,8 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput): Promise<
         await markUnknown(lock, s.message, null);
         log.error("xlm.settle_outcome_unknown", { paymentId: lock.id, tx: v.innerHash, message: s.message });
         throw new ApiError("settlement_pending", `${s.message} The data was not delivered. Send the same request with the same payment again in a few seconds: you will get the result if the payment was applied, or a definite answer if it was not. Payment id ${lock.id}.`, {
-          headers: { "Retry-After": "5" },
-          extra: { retry_after: 5, payment_id: lock.id },
+          retryAfterSeconds: 5,
+          extra: { payment_id: lock.id },
         });
       }
       if (s.outcome !== "paid") {

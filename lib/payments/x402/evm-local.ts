@@ -19,12 +19,11 @@
  *   not learned.
  */
 import * as secp256k1 from "tiny-secp256k1";
-import { bytesToHex, getAddress, hashTypedData, hexToBytes, isAddressEqual, keccak256, parseAbiItem, parseEventLogs, parseSignature, type Hex, type Log, type PublicClient } from "viem";
+import { bytesToHex, encodeFunctionData, getAddress, hashTypedData, hexToBytes, isAddressEqual, isErc6492Signature, keccak256, parseAbi, parseAbiItem, parseErc6492Signature, parseEventLogs, parseSignature, type Hex, type Log, type PublicClient } from "viem";
 import { eip3009ABI } from "@x402/evm";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { CheckedSettle, CheckedVerify } from "@/lib/payments/x402/facilitator-call";
 import { evmChainId, TRANSFER_WITH_AUTHORIZATION_TYPES } from "@/lib/payments/x402/eip3009";
-import { isNonceConflict } from "@/lib/payments/x402/nonces";
 
 interface Eip3009 {
   signature: Hex;
@@ -46,7 +45,7 @@ export class SettlementUnknownError extends Error {
  * Why a settlement failed on the service's side (its key, nonce, gas, RPC node), never
  * because of the payment: the payer keeps an authorization that can be presented again.
  */
-export type OurSettlementReason = "rpc_unreachable" | "nonce_unavailable" | "nonce_conflict" | "transaction_refused" | "transaction_reverted";
+export type OurSettlementReason = "rpc_unreachable" | "nonce_unavailable" | "nonce_conflict" | "nonce_gap" | "transaction_refused" | "transaction_reverted";
 
 /** The settlement transaction was definitely not sent (or sent and refused for a reason of ours): nothing moved. */
 export class NotSentError extends Error {
@@ -226,13 +225,12 @@ export async function settleVerified(
   try {
     ({ hash: tx, receipt } = await chain.submit(call));
   } catch (err) {
-    if (err instanceof NotSentError) throw err;
+    if (err instanceof NotSentError || err instanceof SettlementUnknownError) throw err;
     const message = firstLine(err);
     // Without an answer the transaction may have been sent.
     if (noAnswer(err)) throw new SettlementUnknownError(`the settlement transaction may have been sent (${message})`, null);
     // The node answered with an error: it refused the transaction (or, in automine mode,
     // mined it reverted); either way no transfer. Whose fault it is, the chain tells.
-    if (isNonceConflict(message)) throw new NotSentError(`the settlement transaction kept meeting nonce conflicts (${message})`, "nonce_conflict", err);
     await blamePayer(chain, call, "transaction_refused", message);
     return { ...base, success: false, transaction: "", errorReason: "invalid_exact_evm_transaction_failed", errorMessage: message };
   }
@@ -314,4 +312,49 @@ export async function authorizationOutcome(client: PublicClient, payload: Paymen
     if (canceledLogs.length) return { kind: "void" };
   }
   throw new Error("the authorization is used on chain but its transaction was not found yet");
+}
+
+/** Multicall3 at its canonical address (what the official verifier simulates a deployment with). */
+const MULTICALL3: Hex = "0xcA11bde05977b3631167028862bE2a173976CA11";
+const tryAggregateAbi = parseAbi(["function tryAggregate(bool requireSuccess, (address target, bytes callData)[] calls) returns ((bool success, bytes returnData)[])"]);
+
+/**
+ * Whether the authorization's transfer would still succeed now (an eth_call of the very
+ * transfer, for any payer: a plain ECDSA signature, a contract wallet's ERC-1271 bytes, or
+ * an ERC-6492 wrapper whose wallet is deployed in the same simulated call): true, false
+ * (it reverts: the payment itself fails), or null (the node did not answer).
+ */
+export async function transferSimulates(client: Pick<PublicClient, "readContract" | "getCode">, payload: PaymentPayload, req: PaymentRequirements): Promise<boolean | null> {
+  const p = eip3009Of(payload);
+  const a = p.authorization;
+  const read = client.readContract as unknown as ReadContract;
+  try {
+    const asset = getAddress(req.asset);
+    const head = [getAddress(a.from), getAddress(a.to), BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce] as const;
+    let signature = p.signature;
+    if (isErc6492Signature(signature)) {
+      const wrapped = parseErc6492Signature(signature);
+      signature = wrapped.signature;
+      const code = await client.getCode({ address: getAddress(a.from) });
+      if (wrapped.address && wrapped.data && (!code || code === "0x")) {
+        const transfer = encodeFunctionData({ abi: eip3009ABI, functionName: "transferWithAuthorization", args: [...head, signature] });
+        const results = (await read({
+          address: MULTICALL3,
+          abi: tryAggregateAbi,
+          functionName: "tryAggregate",
+          args: [false, [{ target: wrapped.address, callData: wrapped.data }, { target: asset, callData: transfer }]],
+        })) as ReadonlyArray<{ success: boolean }>;
+        return results[1]?.success === true;
+      }
+    }
+    if (isPlainEcdsa(signature)) {
+      const sig = parseSignature(signature);
+      await read({ address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: [...head, sig.v ?? BigInt(sig.yParity), sig.r, sig.s] });
+    } else {
+      await read({ address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: [...head, signature] });
+    }
+    return true;
+  } catch (err) {
+    return noAnswer(err) ? null : false;
+  }
 }

@@ -4,20 +4,31 @@
  * checks run locally and whose settlements are sent with FACILITATOR_PRIVATE_KEY to
  * SETTLEMENT_RPC_URL (default BASE_RPC_URL). Calls go through askFacilitator (timeouts,
  * zod-checked answers).
+ *
+ * In process, every transaction of the key goes through one sender (./sender.ts: nonces
+ * shared by all instances), the official scheme's included: its transfers of contract
+ * wallets' payments and its ERC-6492 wallet deployments. The official scheme answers our
+ * own failures (an RPC node that does not answer, a transaction we could not send) as if
+ * the payment were bad; what the chain did during the call is recorded (./chain-call.ts)
+ * so such answers become ours (503) and the authorization stays usable.
  */
-import { createPublicClient, createWalletClient, encodeFunctionData, formatTransactionReceipt, hexToBytes, http, keccak256, publicActions, serializeTransaction, type Abi, type Hex, type PublicClient } from "viem";
+import { createPublicClient, createWalletClient, hexToBytes, http, publicActions, type Hex, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { FacilitatorClient } from "@x402/core/server";
-import { remoteFacilitatorClient } from "@/lib/payments/x402/remote";
 import { x402Facilitator } from "@x402/core/facilitator";
-import { registerExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { env } from "@/lib/config/env";
+import { log } from "@/lib/log";
+import { peekProcessState, processState } from "@/lib/process-state";
+import { remoteFacilitatorClient } from "@/lib/payments/x402/remote";
 import { evmChainId } from "@/lib/payments/x402/eip3009";
 import { askFacilitator, FacilitatorError, SettleAnswer, VerifyAnswer, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
-import { gapWait, GAP_WAIT_MS, isNonceConflict, isNonceGap, SharedNonces } from "@/lib/payments/x402/nonces";
-import { awaitInclusion, BlockClock } from "@/lib/payments/x402/inclusion";
+import { noteNoAnswer, noteOurFailure, recordingChainCalls } from "@/lib/payments/x402/chain-call";
+import { KeySender, RpcAnswerError } from "@/lib/payments/x402/sender";
+import { DbPendingSettlements } from "@/lib/payments/x402/pending-store";
+import { reconcileBroadcasts, type ReconcileChain } from "@/lib/payments/x402/reconcile";
 import {
   NotSentError,
   SettlementUnknownError,
@@ -25,7 +36,7 @@ import {
   authorizationOutcome,
   confirmSubmitted,
   settleVerified,
-  signDigest,
+  transferSimulates,
   verifyLocally,
   VerifiedPayments,
   type AuthorizationOutcome,
@@ -41,11 +52,38 @@ interface Local {
   read: LocalReads["read"];
   getCode(a: { address: Hex }): Promise<Hex | undefined>;
   verified: VerifiedPayments;
+  sender: KeySender;
+  reconcile: ReconcileChain;
 }
 
 interface Built {
   client: FacilitatorClient;
   local: Local | null;
+}
+
+/** How often each instance sweeps for unfinished optimistic payments and nonce gaps. */
+const SWEEP_MS = 5000;
+/** The sweep repairs nonce gaps while this process has sent a transaction this recently. */
+const SWEEP_REPAIR_AFTER_SEND_MS = 10 * 60_000;
+
+const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split("\n")[0]!;
+
+/** A transport that records requests the node did not answer for the call under way (./chain-call.ts). */
+function recorded(inner: Transport): Transport {
+  return ((opts: Parameters<Transport>[0]) => {
+    const t = inner(opts);
+    return {
+      ...t,
+      request: (async (args: unknown, o: unknown) => {
+        try {
+          return await (t.request as (a: unknown, o: unknown) => Promise<unknown>)(args, o);
+        } catch (err) {
+          if (noAnswer(err)) noteNoAnswer(err);
+          throw err;
+        }
+      }) as typeof t.request,
+    };
+  }) as Transport;
 }
 
 function buildClient(): Built | null {
@@ -60,166 +98,85 @@ function buildClient(): Built | null {
   const wallet = createWalletClient({
     account,
     chain: { id, name: cfg.X402_NETWORK, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpc] } } },
-    transport: http(rpc, { timeout: cfg.PAYMENT_TIMEOUT_MS, retryCount: 0 }),
+    transport: recorded(http(rpc, { timeout: cfg.PAYMENT_TIMEOUT_MS, retryCount: 0 })),
     pollingInterval: 200,
   }).extend(publicActions);
-  const signer = fasterSigner(wallet, account.address, { rpcUrl: rpc, chainId: id, timeoutMs: cfg.PAYMENT_TIMEOUT_MS, privateKey: hexToBytes(cfg.FACILITATOR_PRIVATE_KEY as Hex) });
+  const sender = new KeySender(wallet as never, { rpcUrl: rpc, chainId: id, timeoutMs: cfg.PAYMENT_TIMEOUT_MS, privateKey: hexToBytes(cfg.FACILITATOR_PRIVATE_KEY as Hex), address: account.address });
+  const signer = officialSigner(wallet, sender, cfg.PAYMENT_TIMEOUT_MS);
   const facilitator = new x402Facilitator();
-  // The viem wallet client provides every method the EVM facilitator signer needs.
-  registerExactEvmScheme(facilitator, { signer, networks: cfg.X402_NETWORK as `${string}:${string}` });
+  // Registered by hand rather than with registerExactEvmScheme, which cannot pass the
+  // pending-settlement store: a settle retried on another instance then reconciles
+  // against the transaction this one broadcast instead of sending a second one. Payments
+  // reach the facilitator as x402 v2 only (lib/payments/x402/codec.ts maps v1 clients).
+  facilitator.register(cfg.X402_NETWORK as `${string}:${string}`, new ExactEvmScheme(signer as never, { eip6492AllowedFactories: cfg.X402_EIP6492_FACTORIES, pendingSettlementStore: new DbPendingSettlements() }));
   const client = {
     verify: (p, r) => facilitator.verify(p, r),
     settle: (p, r) => facilitator.settle(p, r),
     getSupported: async () => facilitator.getSupported(),
   } as FacilitatorClient;
-  const s = signer as unknown as { submit: LocalChain["submit"]; getCode: Local["getCode"]; awaitReceipt: LocalChain["waitForTransactionReceipt"] };
-  return {
-    client,
-    local: {
-      chain: {
-        submit: (a) => s.submit(a),
-        waitForTransactionReceipt: (a) => s.awaitReceipt(a) as never,
-        simulate: (a) => wallet.readContract(a as never).then(() => true, (err: unknown) => (noAnswer(err) ? null : false)),
+  const chain: LocalChain = {
+    submit: async (a) => {
+      const gas = await sender.gasFor(a, () => wallet.estimateContractGas({ ...(a as Record<string, unknown>), account } as never)).catch((err: unknown) => {
+        throw new NotSentError(`the settlement could not be prepared (${firstLine(err)})`, noAnswer(err) ? "rpc_unreachable" : "transaction_refused", err);
+      });
+      const { hash, receipt } = await sender.send({ to: a.address, data: KeySender.callData(a), gas });
+      return { hash, receipt: receipt as never };
+    },
+    waitForTransactionReceipt: (a) => sender.awaitReceipt(a.hash, a.timeout) as never,
+    simulate: (a) => wallet.readContract(a as never).then(() => true, (err: unknown) => (noAnswer(err) ? null : false)),
+  };
+  const reader = wallet as unknown as PublicClient;
+  const local: Local = {
+    chain,
+    read: (a) => wallet.readContract(a as never),
+    getCode: (a) => signer.getCode(a),
+    verified: new VerifiedPayments(),
+    sender,
+    reconcile: {
+      outcome: (p, r) => authorizationOutcome(reader, p, r),
+      simulate: (p, r) => transferSimulates(reader, p, r),
+      txState: async (tx) => {
+        const t = await wallet.getTransaction({ hash: tx as Hex }).catch((err: unknown) => {
+          if (noAnswer(err)) throw err;
+          return null;
+        });
+        return !t ? "unknown" : t.blockNumber === null ? "pending" : "included";
       },
-      read: (a) => wallet.readContract(a as never),
-      getCode: (a) => s.getCode(a),
-      verified: new VerifiedPayments(),
+      resend: async (p, r) => (await settleVerified(chain, p, r, cfg.PAYMENT_TIMEOUT_MS, false)) ?? { success: false, transaction: "", network: r.network, errorReason: "not_a_plain_signature" },
+      confirm: (p, r, tx) => confirmSubmitted(chain, p, r, tx as Hex, null, cfg.PAYMENT_TIMEOUT_MS),
     },
   };
+  startSweep(local);
+  return { client, local };
 }
 
 /**
- * The facilitator signer with fewer RPC round trips per payment:
- * - bytecode is remembered: a contract's for good (contracts do not disappear), an empty
- *   account's for 60 s (it may get code later; the facilitator's on-chain simulation of
- *   each authorization stays the final check either way);
- * - nonces are taken from the counter every instance shares (SharedNonces: the database
- *   and the chain's pending nonce); a nonce conflict (another instance or sender used it)
- *   takes a new one and signs again, a few times, and is never the payer's problem;
- * - the gas limit of a contract call is estimated once and reused with a 50 % margin:
- *   the verification simulated the very same call moments before;
- * - fee estimates are reused for two seconds;
- * - a settlement is signed here and sent together with the request for its receipt
- *   (`submit`), which a chain that includes transactions at once answers in one trip.
+ * The official scheme's signer, over the viem wallet client: bytecode remembered (a
+ * contract's for good, an empty account's for 60 s), and every transaction (its
+ * transfers and ERC-6492 deployments) sent by the shared sender, never by viem with a
+ * nonce of its own. A failure there that is ours is recorded for the call under way.
  */
-function fasterSigner(
-  wallet: ReturnType<typeof createWalletClient> & ReturnType<typeof publicActions>,
-  address: Hex,
-  node: { rpcUrl: string; chainId: number; timeoutMs: number; privateKey: Uint8Array },
-) {
+function officialSigner(wallet: ReturnType<typeof createWalletClient> & ReturnType<typeof publicActions>, sender: KeySender, timeoutMs: number) {
+  const address = sender.node.address;
   const base = toFacilitatorEvmSigner({ ...wallet, address } as never) as Record<string, unknown> & {
-    getCode(a: { address: `0x${string}` }): Promise<`0x${string}` | undefined>;
-    writeContract(a: Record<string, unknown>): Promise<`0x${string}`>;
+    getCode(a: { address: Hex }): Promise<Hex | undefined>;
   };
-  const code = new Map<string, { value: `0x${string}` | undefined; until: number }>();
-  const gasLimits = new Map<string, bigint>();
-  let fees: { at: number; v: Promise<Record<string, bigint>> } | null = null;
-  let batches = true;
-  /** Whether the node has EIP-7966's eth_sendRawTransactionSync (null until the first send asks). */
-  let sync: boolean | null = null;
-  const clock = new BlockClock();
-  const nonces = new SharedNonces(`${node.chainId}:${address.toLowerCase()}`, async () => {
-    const [pending, latest] = await Promise.all([
-      wallet.getTransactionCount({ address, blockTag: "pending" }),
-      wallet.getTransactionCount({ address, blockTag: "latest" }),
-    ]);
-    return { pending, latest };
-  });
+  const code = new Map<string, { value: Hex | undefined; until: number }>();
 
-  const currentFees = () => {
-    if (!fees || Date.now() - fees.at > 2000) {
-      const v: Promise<Record<string, bigint>> = wallet.estimateFeesPerGas().then(
-        (f): Record<string, bigint> =>
-          f.maxFeePerGas !== undefined && f.maxPriorityFeePerGas !== undefined ? { maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas } : {},
-        (err: unknown): Record<string, bigint> => {
-          // A chain without EIP-1559 fees answers with an error too; a node that did not answer is ours to retry.
-          if (noAnswer(err)) throw new NotSentError(`fees could not be read (${firstLine(err)})`, "rpc_unreachable", err);
-          return {};
-        },
-      );
-      fees = { at: Date.now(), v };
-      v.catch(() => (fees = null));
-      return v;
+  /** Whose failure a failed send is: ours is recorded (and rethrown either way). */
+  const sending = async (to: Hex, data: Hex, run: () => Promise<Hex>): Promise<Hex> => {
+    try {
+      return await run();
+    } catch (err) {
+      const ours = await classifySendFailure(err, () => wallet.call({ account: address, to, data }));
+      if (ours) noteOurFailure(ours);
+      throw err;
     }
-    return fees.v;
-  };
-  /** Takes a nonce; anything failing before the send is ours and nothing was sent. */
-  const takeNonce = (fresh: boolean): Promise<number> =>
-    nonces.take(fresh).catch((err: unknown) => {
-      throw new NotSentError(`no transaction nonce could be allocated (${firstLine(err)})`, "nonce_unavailable", err);
-    });
-  const gasFor = async (a: Record<string, unknown>): Promise<bigint> => {
-    const key = `${String(a.address).toLowerCase()}:${String(a.functionName)}:${Array.isArray(a.args) ? a.args.length : 0}`;
-    const known = gasLimits.get(key);
-    if (known) return known;
-    const estimate = await wallet.estimateContractGas({ ...(a as Record<string, unknown>), account: wallet.account! } as never);
-    const limit = (estimate * 3n) / 2n;
-    gasLimits.set(key, limit);
-    return limit;
-  };
-
-  const writeContract = async (a: Record<string, unknown>): Promise<`0x${string}`> => {
-    const [f, gas] = await Promise.all([currentFees(), a.gas ? Promise.resolve(a.gas as bigint) : gasFor(a)]);
-    for (let attempt = 0; ; attempt++) {
-      const nonce = await takeNonce(attempt > 0);
-      const gapUntil = Date.now() + Math.min(GAP_WAIT_MS, node.timeoutMs);
-      try {
-        for (let gap = 0; ; gap++) {
-          try {
-            return await base.writeContract({ ...f, gas, nonce, ...a });
-          } catch (err) {
-            // A lower nonce is still on its way: the same nonce, a moment later.
-            if (isNonceGap(String((err as Error)?.message)) && Date.now() < gapUntil) await gapWait(gap);
-            else throw err;
-          }
-        }
-      } catch (err) {
-        if (isNonceConflict(String((err as Error)?.message)) && attempt < NONCE_ATTEMPTS) continue;
-        // Not sent, or maybe not: the nonce is handed out again (harmless if it was used).
-        await nonces.giveBack(nonce).catch(() => undefined);
-        throw err;
-      }
-    }
-  };
-
-  /**
-   * Sends with eth_sendRawTransactionSync (EIP-7966: the node answers once the transaction
-   * is included, with its receipt), asked once per process: null when the node does not
-   * have the method (nothing was sent), else the answers in `submit`'s [send, receipt] shape.
-   */
-  const sendSync = async (raw: Hex, hash: Hex): Promise<RpcAnswer[] | null> => {
-    const waitMs = Math.max(1000, node.timeoutMs - 1000);
-    const [res] = (await rpcCalls(node.rpcUrl, node.timeoutMs, [["eth_sendRawTransactionSync", [raw, waitMs]]]))!;
-    // Concurrent first sends all ask: any "no such method" answer settles it, and only a
-    // real answer (a receipt, or code 4) proves the method exists.
-    if (res!.error && /not (supported|found|available|implemented)|does not exist|unsupported|unknown method/i.test(res!.error.message)) {
-      sync = false;
-      return null;
-    }
-    if (!res!.error || res!.error.code === 4) sync = true;
-    // Code 4: accepted but not included within the wait; the caller looks for the receipt.
-    if (res!.error?.code === 4) return [{ id: 0, result: hash }, { id: 1 }];
-    return [res!, { id: 1, result: res!.result }];
-  };
-
-  /** One look for a receipt, with the head's number for the block clock. */
-  const look = async (hash: Hex) => {
-    const calls: Array<[string, unknown[]]> = [
-      ["eth_getTransactionReceipt", [hash]],
-      ["eth_blockNumber", []],
-    ];
-    const answers = batches
-      ? ((await rpcCalls(node.rpcUrl, node.timeoutMs, calls)) ?? ((batches = false), null))
-      : null;
-    const [r, h] = answers ?? (await Promise.all(calls.map(async (c) => (await rpcCalls(node.rpcUrl, node.timeoutMs, [c]))![0]!)));
-    if (r!.error) throw new RpcAnswerError(r!.error.message, r!.error.code);
-    return { receipt: r!.result ? formatTransactionReceipt(r!.result as never) : null, head: typeof h?.result === "string" ? Number(h.result) : null };
   };
 
   return {
     ...base,
-    awaitReceipt: (a: { hash: Hex; timeout: number }) => awaitInclusion(clock, () => look(a.hash), a.timeout),
-    getCode: async (a: { address: `0x${string}` }) => {
+    getCode: async (a: { address: Hex }) => {
       const k = a.address.toLowerCase();
       const hit = code.get(k);
       if (hit && hit.until > Date.now()) return hit.value;
@@ -227,123 +184,66 @@ function fasterSigner(
       code.set(k, { value: c, until: c && c !== "0x" ? Number.POSITIVE_INFINITY : Date.now() + 60_000 });
       return c;
     },
-    writeContract,
-    /**
-     * Sends a contract call and asks for its receipt in the same JSON-RPC batch (the hash
-     * is known once the transaction is signed): where the chain includes it at once the
-     * receipt comes back with the send and a round trip is saved; otherwise it is null
-     * and the caller polls. A node's error answer throws RpcAnswerError (the transaction
-     * was refused, or mined reverted); no answer throws the transport's error.
-     */
-    submit: async (a: { address: Hex; abi: unknown; functionName: string; args: readonly unknown[] }) => {
-      const [f, gas] = await Promise.all([currentFees(), gasFor(a)]).catch((err: unknown) => {
-        throw err instanceof NotSentError ? err : new NotSentError(`the settlement could not be prepared (${firstLine(err)})`, noAnswer(err) ? "rpc_unreachable" : "transaction_refused", err);
+    writeContract: async (a: { address: Hex; abi: unknown; functionName: string; args?: readonly unknown[]; dataSuffix?: Hex; gas?: bigint }) => {
+      const data = KeySender.callData(a);
+      return sending(a.address, data, async () => {
+        const gas = a.gas ?? (await sender.gasFor(a, () => wallet.estimateContractGas({ ...(a as Record<string, unknown>), account: wallet.account! } as never)));
+        return (await sender.send({ to: a.address, data, gas })).hash;
       });
-      if (f.maxFeePerGas === undefined || f.maxPriorityFeePerGas === undefined) {
-        // A chain without EIP-1559 fees: let viem prepare the legacy transaction.
-        return { hash: await writeContract(a), receipt: null };
-      }
-      const data = encodeFunctionData({ abi: a.abi as Abi, functionName: a.functionName, args: a.args as unknown[] });
-      for (let attempt = 0; ; attempt++) {
-        const nonce = await takeNonce(attempt > 0);
-        const tx = { type: "eip1559", chainId: node.chainId, to: a.address, data, gas, nonce, maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas } as const;
-        const raw = serializeTransaction(tx, signDigest(keccak256(serializeTransaction(tx)), node.privateKey));
-        const hash = keccak256(raw);
-        const send: [string, unknown[]] = ["eth_sendRawTransaction", [raw]];
-        let answers: RpcAnswer[] | null = null;
-        const gapUntil = Date.now() + Math.min(GAP_WAIT_MS, node.timeoutMs);
-        for (let gap = 0; ; gap++) {
-          answers = null;
-          try {
-            if (sync !== false) answers = await sendSync(raw, hash);
-            if (!answers) answers = batches ? await rpcCalls(node.rpcUrl, node.timeoutMs, [send, ["eth_getTransactionReceipt", [hash]]]) : null;
-            if (!answers) {
-              // The node does not take batches (it answered the batch with one error): send alone.
-              batches = false;
-              answers = await rpcCalls(node.rpcUrl, node.timeoutMs, [send]);
-              if (!answers) throw Object.assign(new Error("the RPC node answered with something other than JSON-RPC"), { name: "HttpRequestError" });
-            }
-          } catch (err) {
-            // Never reached the node, or no answer: the nonce may be a gap, so it is handed out
-            // again (a second transaction on it is refused if this one did arrive).
-            await nonces.giveBack(nonce).catch(() => undefined);
-            throw err;
-          }
-          // A lower nonce of ours is still on its way (a node that does not queue refuses
-          // this one meanwhile): send the same transaction again a moment later.
-          const refusal = answers[0]!.error?.message;
-          if (refusal && isNonceGap(refusal) && Date.now() < gapUntil) await gapWait(gap);
-          else break;
-        }
-        const [sent, got] = answers!;
-        if (sent!.error) {
-          // Used by another sender (or a gap that did not close): take a new one.
-          if (isNonceConflict(sent!.error.message) && attempt < NONCE_ATTEMPTS) continue;
-          if (!isNonceConflict(sent!.error.message)) await nonces.giveBack(nonce).catch(() => undefined);
-          throw new RpcAnswerError(sent!.error.message, sent!.error.code);
-        }
-        const receipt = got?.result ? formatTransactionReceipt(got.result as never) : null;
-        return { hash, receipt };
-      }
     },
-  } as unknown as Parameters<typeof registerExactEvmScheme>[1]["signer"];
+    sendTransaction: async (a: { to: Hex; data?: Hex; value?: bigint }) => {
+      const data = a.data ?? "0x";
+      return sending(a.to, data, async () => {
+        const gas = await sender.estimateGas({ to: a.to, data, value: a.value });
+        return (await sender.send({ to: a.to, data, value: a.value, gas })).hash;
+      });
+    },
+    waitForTransactionReceipt: (a: { hash: Hex }) => sender.awaitReceipt(a.hash, timeoutMs),
+  };
 }
-
-/** How many times a settlement takes a new nonce after a nonce conflict before giving up (as our failure). */
-const NONCE_ATTEMPTS = 5;
-
-const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split("\n")[0]!;
-
-/** A JSON-RPC error answer: the node received the request and refused it. */
-class RpcAnswerError extends Error {
-  constructor(
-    message: string,
-    readonly code: number,
-  ) {
-    super(message);
-    this.name = "RpcAnswerError";
-  }
-}
-
-type RpcAnswer = { id: number; result?: unknown; error?: { code: number; message: string } };
 
 /**
- * JSON-RPC calls in one request (a batch when more than one); answers in call order. Null
- * when a batch was answered with a single object (the node refused the batch as such and
- * ran nothing). No answer, or one that is not JSON, throws an HttpRequestError.
+ * A failed send of the official path as ours (NotSentError, SettlementUnknownError) or
+ * null (the payer's: the node refused a call that no longer succeeds). A refusal of a
+ * call that still simulates is ours (gas, fees, the key's funds, the node).
  */
-async function rpcCalls(url: string, timeoutMs: number, calls: Array<[string, unknown[]]>): Promise<RpcAnswer[] | null> {
-  const requests = calls.map(([method, params], id) => ({ jsonrpc: "2.0", id, method, params }));
-  let answers: unknown;
-  try {
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(requests.length === 1 ? requests[0] : requests),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    answers = await res.json();
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    if (e.name === "TimeoutError") throw e;
-    // A refused connection carried nothing: certainly not sent.
-    if (e.cause?.code === "ECONNREFUSED") throw new NotSentError(`the RPC node is unreachable (${e.cause.code})`, "rpc_unreachable", err);
-    throw Object.assign(new Error(`the RPC node did not answer (${e.message})`), { name: "HttpRequestError" });
-  }
-  if (requests.length === 1) answers = [answers];
-  else if (!Array.isArray(answers)) return null;
-  const byId = new Map((answers as RpcAnswer[]).map((a) => [a?.id, a]));
-  return calls.map((_, id) => byId.get(id) ?? { id, error: { code: -32603, message: "no answer for this call" } });
+async function classifySendFailure(err: unknown, simulate: () => Promise<unknown>): Promise<Error | null> {
+  if (err instanceof NotSentError || err instanceof SettlementUnknownError) return err;
+  if (noAnswer(err)) return new NotSentError(`the RPC node did not answer (${firstLine(err)})`, "rpc_unreachable", err);
+  const still = await simulate().then(
+    () => true,
+    (e: unknown) => (noAnswer(e) ? null : false),
+  );
+  if (still === false) return null;
+  const what = err instanceof RpcAnswerError ? `the node refused the transaction: ${firstLine(err)}` : firstLine(err);
+  return new NotSentError(`the settlement failed on the service's side (${what})`, still === null ? "rpc_unreachable" : "transaction_refused", err);
 }
 
-const KEY = Symbol.for("echo.x402.facilitator");
-type Holder = { [KEY]?: Built | null };
-
-function built(): Built | null {
-  const g = globalThis as Holder;
-  if (g[KEY] === undefined) g[KEY] = buildClient();
-  return g[KEY];
+/** Every few seconds: unfinished optimistic payments (reconcile.ts) and nonce gaps, in any instance. */
+function startSweep(local: Local): void {
+  processState("x402.sweep", () => {
+    let running = false;
+    const timer = setInterval(() => {
+      // Only while the database is open: a closed one (shutdown, tests) is not reopened for this.
+      if (running || peekProcessState("db") === undefined) return;
+      running = true;
+      void (async () => {
+        try {
+          await reconcileBroadcasts(local.reconcile);
+          if (Date.now() - local.sender.lastSendAt < SWEEP_REPAIR_AFTER_SEND_MS) await local.sender.repair();
+        } catch (err) {
+          log.warn("payment.sweep_failed", { message: firstLine(err) });
+        } finally {
+          running = false;
+        }
+      })();
+    }, SWEEP_MS);
+    timer.unref();
+    return timer;
+  });
 }
+
+const built = (): Built | null => processState("x402.facilitator", buildClient);
 
 /** The configured facilitator, or null when this instance cannot settle EVM payments. */
 export function facilitator(): FacilitatorClient | null {
@@ -358,22 +258,24 @@ function builtOrThrow(): Built {
 
 export async function verifyWithFacilitator(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedVerify> {
   const { client, local } = builtOrThrow();
-  if (local) {
+  if (!local) return askFacilitator("verify", VerifyAnswer, client, (f) => f.verify(payload, req), req.network);
+  const { call, result: v } = await recordingChainCalls(async () => {
     // Plain-ECDSA payments from accounts without code are checked here (valid or "don't know").
     const fast = await verifyLocally(local, payload, req).catch(() => null);
-    if (fast) {
-      local.verified.add(payload, req);
-      return fast;
-    }
-  }
-  const v = await askFacilitator("verify", VerifyAnswer, client, (f) => f.verify(payload, req), req.network);
-  if (v.isValid) local?.verified.add(payload, req);
+    if (fast) return fast;
+    return askFacilitator("verify", VerifyAnswer, client, (f) => f.verify(payload, req), req.network);
+  });
+  // The official verifier reads a node that did not answer as a failed simulation or a bad
+  // signature: the payment was not judged, so it is not refused (503, not 402).
+  if (!v.isValid && call.noAnswer) throw new FacilitatorError(`the chain could not be reached to verify the payment (${firstLine(call.noAnswer)})`);
+  if (v.isValid) local.verified.add(payload, req);
   return v;
 }
 
 /**
  * Settles a verified payment. Throws SettlementUnknownError (in-process) or
- * FacilitatorError (timeout, unreachable) when the outcome was not learned.
+ * FacilitatorError (timeout, unreachable) when the outcome was not learned, NotSentError
+ * when our side failed before any funds moved.
  */
 export async function settleWithFacilitator(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle> {
   const { client, local } = builtOrThrow();
@@ -381,7 +283,20 @@ export async function settleWithFacilitator(payload: PaymentPayload, req: Paymen
     const direct = await settleVerified(local.chain, payload, req, env().PAYMENT_TIMEOUT_MS);
     if (direct) return direct;
   }
-  return settleRemotely(client, payload, req);
+  return local ? settleOfficially(client, payload, req) : settleRemotely(client, payload, req);
+}
+
+/**
+ * The official scheme in process: its answer, unless it failed because of us (recorded
+ * while it ran): then NotSentError (nothing sent, or refused while the transfer still
+ * simulates) or SettlementUnknownError (it may have been sent).
+ */
+async function settleOfficially(client: FacilitatorClient, payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle> {
+  const { call, result: s } = await recordingChainCalls(() => settleRemotely(client, payload, req));
+  if (s.success) return s;
+  if (call.ours) throw call.ours;
+  if (call.noAnswer && !s.transaction) throw new NotSentError(`the chain could not be reached to settle the payment (${firstLine(call.noAnswer)})`, "rpc_unreachable", call.noAnswer);
+  return s;
 }
 
 /** A facilitator's "broadcast, not final yet" answer (x402 from 2.24: `settlement_pending` with the transaction). */
@@ -415,14 +330,23 @@ export async function broadcastWithFacilitator(payload: PaymentPayload, req: Pay
     const sent = await settleVerified(local.chain, payload, req, env().PAYMENT_TIMEOUT_MS, false);
     if (sent) return sent;
   }
-  return settleRemotely(client, payload, req);
+  return local ? settleOfficially(client, payload, req) : settleRemotely(client, payload, req);
 }
 
 /** Waits for a broadcast settlement (broadcastWithFacilitator) to be included and checks its transfer. */
 export async function confirmBroadcastOnChain(payload: PaymentPayload, req: PaymentRequirements, tx: string): Promise<CheckedSettle> {
   const { local } = builtOrThrow();
   if (!local) throw new FacilitatorError("no in-process facilitator");
-  return confirmSubmitted(local.chain, payload, req, tx as Hex, null, env().PAYMENT_TIMEOUT_MS);
+  return local.reconcile.confirm(payload, req, tx);
+}
+
+/**
+ * Finishes a delivered optimistic payment whose own confirmation failed (sent again while
+ * the authorization pays, resolved from the chain otherwise; see reconcile.ts).
+ */
+export async function reconcileOptimisticPayment(paymentId: string): Promise<void> {
+  const { local } = builtOrThrow();
+  if (local) await reconcileBroadcasts(local.reconcile, { paymentId });
 }
 
 /** Whether this instance settles EVM payments itself (optimistic mode needs it). */
@@ -430,16 +354,20 @@ export function settlesInProcess(): boolean {
   return !!built()?.local;
 }
 
-const READER = Symbol.for("echo.x402.reader");
-type ReaderHolder = { [READER]?: PublicClient };
-
-/** Reads an authorization's outcome on the settlement chain (in-process or remote facilitator alike). */
-export function evmAuthorizationOutcome(payload: PaymentPayload, req: PaymentRequirements): Promise<AuthorizationOutcome> {
-  const g = globalThis as ReaderHolder;
-  if (!g[READER]) {
+/** A reader of the settlement chain, for outcomes and simulations (in-process or remote facilitator alike). */
+const reader = () =>
+  processState("x402.reader", () => {
     const cfg = env();
     const rpc = cfg.SETTLEMENT_RPC_URL ?? cfg.BASE_RPC_URL;
-    g[READER] = createPublicClient({ transport: http(rpc, { timeout: cfg.PAYMENT_TIMEOUT_MS, retryCount: 0 }) });
-  }
-  return authorizationOutcome(g[READER], payload, req);
+    return createPublicClient({ transport: http(rpc, { timeout: cfg.PAYMENT_TIMEOUT_MS, retryCount: 0 }) }) as PublicClient;
+  });
+
+/** Reads an authorization's outcome on the settlement chain. */
+export function evmAuthorizationOutcome(payload: PaymentPayload, req: PaymentRequirements): Promise<AuthorizationOutcome> {
+  return authorizationOutcome(reader(), payload, req);
+}
+
+/** Whether the authorization's transfer would still succeed now (null: the chain did not answer). */
+export function evmTransferSimulates(payload: PaymentPayload, req: PaymentRequirements): Promise<boolean | null> {
+  return transferSimulates(reader(), payload, req);
 }

@@ -40,10 +40,16 @@ export interface HoldInput {
   refusal?(v: CheckedVerify): string;
   /** Plain-language reason for a refused settlement. */
   settleRefusal?(s: CheckedSettle): string;
+  /**
+   * Whether the payment's transfer would still succeed now (null: the chain did not
+   * answer). A settlement refused while it does was refused for a reason of ours (the
+   * facilitator's key, nonce, gas, RPC): the authorization stays usable.
+   */
+  stillPays?(payload: PaymentPayload, req: PaymentRequirements): Promise<boolean | null>;
 }
 
 export function unavailable(message: string): ApiError {
-  return new ApiError("service_unavailable", message, { headers: { "Retry-After": "10" }, extra: { retry_after: 10 } });
+  return new ApiError("service_unavailable", message, { retryAfterSeconds: 10 });
 }
 
 /**
@@ -58,7 +64,7 @@ function pending(lockId: string, detail: string, reason = "outcome_unknown"): Ap
   return new ApiError(
     "settlement_pending",
     `The settlement of this payment did not complete in time (${detail}); the transfer may still happen. The data was not delivered. Send the same request with the same payment again in a few seconds: you will get the result if the payment settled, or a definite answer if it did not. Payment id ${lockId}.`,
-    { headers: { "Retry-After": "5" }, extra: { retry_after: 5, payment_id: lockId, reason, fault: "unknown" satisfies SettlementFault } },
+    { retryAfterSeconds: 5, extra: { payment_id: lockId, reason, fault: "unknown" satisfies SettlementFault } },
   );
 }
 
@@ -67,7 +73,7 @@ function deferred(lockId: string, err: NotSentError): ApiError {
   return new ApiError(
     "settlement_pending",
     `The service could not settle this payment right now (${err.message}). No funds moved and the data was not delivered; your authorization is still valid: send the same request with the same payment again in a few seconds. Payment id ${lockId}.`,
-    { headers: { "Retry-After": "5" }, extra: { retry_after: 5, payment_id: lockId, reason: err.reason, fault: "service" satisfies SettlementFault } },
+    { retryAfterSeconds: 5, extra: { payment_id: lockId, reason: err.reason, fault: "service" satisfies SettlementFault } },
   );
 }
 
@@ -114,7 +120,7 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   }
   let mode: "optimistic" | "confirmed";
   try {
-    mode = await settlementMode(o.req, o.payer, lock);
+    mode = await settlementMode(o.payload, o.req, o.payer, lock);
   } catch (err) {
     await releaseLock(lock);
     throw err;
@@ -131,16 +137,16 @@ function grant(o: HoldInput, lock: PaymentLock, settle: () => Promise<CheckedSet
     release: () => releaseLock(lock),
     settle: async (receipt: ReceiptFields) => {
       let s: CheckedSettle & { broadcast?: boolean };
+      /** Nothing moved and the payment is fine: the row is dropped (or, taken over, left claimable) and the authorization stays usable. */
+      const defer = async (err: NotSentError): Promise<never> => {
+        await releaseLock(lock).catch((e: unknown) => log.error("payment.release_failed", { paymentId: lock.id, message: (e as Error).message }));
+        log.warn("payment.settle_deferred", { paymentId: lock.id, network: o.req.network, reason: err.reason, message: err.message });
+        throw deferred(lock.id, err);
+      };
       try {
         s = await settle();
       } catch (err) {
-        if (err instanceof NotSentError) {
-          // Nothing moved: the row is dropped (or, taken over, left claimable) and the
-          // authorization stays usable.
-          await releaseLock(lock).catch((e: unknown) => log.error("payment.release_failed", { paymentId: lock.id, message: (e as Error).message }));
-          log.warn("payment.settle_deferred", { paymentId: lock.id, network: o.req.network, reason: err.reason, message: err.message });
-          throw deferred(lock.id, err);
-        }
+        if (err instanceof NotSentError) return defer(err);
         const e = err as Error;
         const tx = err instanceof SettlementUnknownError ? err.transaction : null;
         await markUnknown(lock, e.message, tx);
@@ -159,6 +165,15 @@ function grant(o: HoldInput, lock: PaymentLock, settle: () => Promise<CheckedSet
           await markUnknown(lock, s.errorReason ?? "settlement refused", s.transaction || null);
           throw pending(lock.id, "its outcome could not be read from the chain");
         } else {
+          // Refused with the authorization unused (or unreadable): a refusal is the payer's
+          // only when the transfer itself no longer goes through. The facilitator's own
+          // failures (its key, nonce, gas, RPC: a remote one, or the official scheme in
+          // process, answers them as failed settlements) leave the payment usable.
+          const pays = out?.kind === "void" || !o.stillPays ? false : await o.stillPays(o.payload, o.req).catch(() => null);
+          if (pays !== false) {
+            const why = `${s.errorReason ?? "settlement failed"}${s.errorMessage ? `: ${s.errorMessage.split("\n")[0]}` : ""}`;
+            return defer(new NotSentError(`the settlement was refused although the transfer still goes through (${why})`, pays === null ? "rpc_unreachable" : "transaction_refused"));
+          }
           await markFailed(lock, s.errorReason ?? "settlement failed");
           const sent = s.transaction ? ` Transaction ${s.transaction} was sent and reverted; no funds moved.` : " Nothing was charged.";
           throw new ApiError("settlement_failed", `The payment could not be settled: ${o.settleRefusal?.(s) ?? s.errorReason ?? "unknown reason"}.${sent}`, {

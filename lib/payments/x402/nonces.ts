@@ -1,75 +1,157 @@
 /**
  * Transaction nonces of the facilitator key, allocated through the database every
  * instance shares (PostgreSQL, or the embedded PGlite of a single instance), so any
- * number of instances can send with one key without colliding:
+ * number of instances can send with one key without colliding.
  *
- * - a nonce is max(the shared counter, the chain's pending nonce), taken and advanced in
- *   one statement: concurrent takers, in this process or another, never get the same one;
- * - the chain's pending nonce covers transactions sent by anyone else with the key; when
- *   another sender got there first anyway the node answers `nonce too low` / `replacement
- *   transaction underpriced` and the caller takes a new nonce (see `isNonceConflict`);
- * - a nonce whose transaction never reached the node is recorded as a hole and handed out
- *   again first, so later transactions are not stuck behind a gap; one whose transaction
- *   may or may not have arrived is recorded too (reusing it is harmless: if the first one
- *   did arrive, the node refuses the second as a nonce conflict);
- * - a gap nobody recorded (a process that died between taking a nonce and sending) is
- *   assumed when the counter has been ahead of the chain for a few seconds while the
- *   node holds no pending transaction of the key: the counter then restarts at the chain.
+ * Every nonce handed out is a lease (a row of evm_nonce_leases) until the chain has mined
+ * it, and a nonce is handed out twice only when no transaction can still arrive with it:
+ *
+ * - take(): max(the shared counter, the chain's pending nonce), advanced in one statement,
+ *   so concurrent takers in any process get distinct nonces; or a nonce the chain shows
+ *   missing whose lease is over (below);
+ * - its holder sends with it only within `sendWindowMs` of taking it, each request bounded
+ *   by `sendTimeoutMs`: a lease older than `expirySeconds` has no live sender;
+ * - when the node did not accept the transaction, the holder says why (end()): "free" (the
+ *   node refused it: unused), "released" (no answer: it may have arrived) or "used"
+ *   (another transaction has the nonce);
+ * - a nonce is reused only after reading the chain fresh (never a cached read): a free one
+ *   at or above the node's pending nonce (the node refused it, so nothing there has it),
+ *   or one that IS the node's pending nonce (the node has no transaction with it now) and
+ *   whose holder released it, or whose lease expired (its holder died, or the node dropped
+ *   the transaction);
+ * - transactions waiting above a gap nobody reuses are unblocked by claimGap(): the
+ *   caller (a settlement waiting for its receipt, or the sweep) sends a filler with the
+ *   missing nonce.
+ *
+ * The counter never moves back: there is no guess that nonces "were lost" (under steady
+ * load the counter is always ahead of the chain); what the chain has not got is repaired
+ * nonce by nonce, only with the chain's fresh word that it is missing.
  */
+import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
 import { getDbHandle } from "@/lib/db/client";
-
-/** How long the counter may run ahead of an idle chain before a gap is assumed. */
-const GAP_AFTER_SECONDS = 3;
-
-const TAKE = `WITH stale AS (
-    DELETE FROM evm_nonce_holes WHERE address = $1 AND nonce < $2::bigint
-  ), hole AS (
-    DELETE FROM evm_nonce_holes
-     WHERE address = $1 AND nonce = (SELECT min(nonce) FROM evm_nonce_holes WHERE address = $1 AND nonce >= $2::bigint)
-    RETURNING nonce
-  ), counter AS (
-    INSERT INTO evm_sender_nonces AS s (address, next_nonce, ahead_since, updated_at)
-    SELECT $1, $2::bigint + 1, NULL, now() WHERE NOT EXISTS (SELECT 1 FROM hole)
-    ON CONFLICT (address) DO UPDATE SET
-      next_nonce = CASE
-        WHEN s.next_nonce > $2::bigint AND $3::boolean AND s.ahead_since < now() - make_interval(secs => ${GAP_AFTER_SECONDS}) THEN $2::bigint
-        ELSE GREATEST(s.next_nonce, $2::bigint) END + 1,
-      ahead_since = CASE
-        WHEN s.next_nonce > $2::bigint AND $3::boolean AND s.ahead_since < now() - make_interval(secs => ${GAP_AFTER_SECONDS}) THEN NULL
-        WHEN s.next_nonce > $2::bigint THEN COALESCE(s.ahead_since, now())
-        ELSE NULL END,
-      updated_at = now()
-    RETURNING next_nonce - 1 AS nonce
-  )
-  SELECT nonce::text AS nonce FROM hole UNION ALL SELECT nonce::text AS nonce FROM counter`;
-
-/** Gives a nonce back: the counter steps back when it was the last one taken, else it becomes a hole. */
-const GIVE_BACK = `WITH back AS (
-    UPDATE evm_sender_nonces SET next_nonce = $2::bigint, updated_at = now() WHERE address = $1 AND next_nonce = $2::bigint + 1 RETURNING 1
-  )
-  INSERT INTO evm_nonce_holes (address, nonce) SELECT $1, $2::bigint WHERE NOT EXISTS (SELECT 1 FROM back)
-  ON CONFLICT DO NOTHING`;
+import { log } from "@/lib/log";
 
 /** What the chain's node says about the key's nonces. */
 export interface ChainNonces {
   /** Next nonce counting the node's pending transactions. */
   pending: number;
-  /** Next nonce counting mined transactions only (equal to `pending` when nothing of ours waits). */
+  /** Next nonce counting mined transactions only. */
   latest: number;
 }
+
+/** A nonce taken from the shared counter; only its holder (`token`) may end it. */
+export interface Lease {
+  nonce: number;
+  token: string;
+  /** performance.now() when it was taken: the holder's send window starts here. */
+  takenAt: number;
+}
+
+/** How a lease whose transaction the node did not accept ends (see the module comment). */
+export type LeaseEnd = "free" | "released" | "used";
+
+export interface LeaseTiming {
+  /** How long after taking a nonce its holder may start a send with it. */
+  sendWindowMs: number;
+  /** The longest a send request may take before the holder gives up on its answer. */
+  sendTimeoutMs: number;
+}
+
+/** Margin on top of the send window and the send timeout before a lease counts as expired. */
+const EXPIRY_MARGIN_MS = 3000;
+/**
+ * How long a nonce released without an answer waits before it is reused, on top of the
+ * request's own timeout: a node that received the request but processes it late (an
+ * overloaded one) has taken the transaction by then, and the fresh read shows it.
+ */
+export const RELEASE_GRACE_MS = 1000;
+
+/**
+ * Whether a lease row may be handed out again. $2: the node's pending nonce, read fresh
+ * when $4; $6: lease expiry (s); $7: release grace (s). Without a fresh read any row that
+ * might be reusable counts (the answer is then "read fresh first").
+ */
+const REUSABLE = `(CASE WHEN $4::boolean
+    THEN state = 'free' OR (nonce = $2::bigint AND ((state = 'released' AND since < now() - make_interval(secs => $7::double precision))
+                                                 OR (state IN ('held', 'used') AND since < now() - make_interval(secs => $6::double precision))))
+    ELSE state IN ('free', 'released') OR (state IN ('held', 'used') AND since < now() - make_interval(secs => $6::double precision)) END)`;
+
+/**
+ * Takes a nonce. $1 address, $2 pending, $3 latest, $4 the chain read is fresh, $5 the new
+ * holder's token, $6 lease expiry (s), $7 release grace (s), $8 may wait. Without a fresh
+ * read, a reusable row only makes it answer `need_fresh` (nothing taken): reuse needs the
+ * chain's fresh word. When the node's pending nonce was released moments ago (within the
+ * grace) and the caller may wait, it answers `wait_ms` (nothing taken): taking the next
+ * one would only queue it behind that gap.
+ */
+const TAKE = `WITH mined AS (
+    DELETE FROM evm_nonce_leases WHERE address = $1 AND nonce < $3::bigint
+  ), reusable AS (
+    SELECT nonce FROM evm_nonce_leases WHERE address = $1 AND nonce >= $2::bigint AND ${REUSABLE} ORDER BY nonce LIMIT 1
+  ), claimed AS (
+    UPDATE evm_nonce_leases SET state = 'held', token = $5, since = now()
+     WHERE $4::boolean AND address = $1 AND nonce = (SELECT nonce FROM reusable) AND ${REUSABLE}
+    RETURNING nonce
+  ), young AS (
+    SELECT ceil(extract(epoch FROM since + make_interval(secs => $7::double precision) - now()) * 1000) AS ms FROM evm_nonce_leases
+     WHERE $4::boolean AND $8::boolean AND address = $1 AND nonce = $2::bigint AND state = 'released' AND since >= now() - make_interval(secs => $7::double precision)
+  ), counter AS (
+    INSERT INTO evm_sender_nonces AS s (address, next_nonce, updated_at)
+    SELECT $1, $2::bigint + 1, now()
+     WHERE NOT EXISTS (SELECT 1 FROM claimed) AND ($4::boolean OR NOT EXISTS (SELECT 1 FROM reusable)) AND NOT EXISTS (SELECT 1 FROM young)
+    ON CONFLICT (address) DO UPDATE SET next_nonce = GREATEST(s.next_nonce, $2::bigint) + 1, updated_at = now()
+    RETURNING next_nonce - 1 AS nonce
+  ), leased AS (
+    INSERT INTO evm_nonce_leases (address, nonce, state, token, since) SELECT $1, nonce, 'held', $5, now() FROM counter
+    ON CONFLICT (address, nonce) DO UPDATE SET state = 'held', token = $5, since = now()
+  )
+  SELECT (SELECT nonce::text FROM claimed UNION ALL SELECT nonce::text FROM counter LIMIT 1) AS nonce,
+         (NOT $4::boolean AND EXISTS (SELECT 1 FROM reusable)) AS need_fresh,
+         (SELECT ms::int FROM young WHERE NOT EXISTS (SELECT 1 FROM claimed) LIMIT 1) AS wait_ms`;
+
+/**
+ * Claims the node's pending nonce $2 (read fresh) for a filler when transactions of the key
+ * wait above it and its lease is over. $3 latest, $4 token, $5 expiry (s), $6 release
+ * grace (s). A pending nonce below the counter without any row (a transaction the node
+ * had and then dropped, or a gap from before leases existed) gets a row now, so it is
+ * claimed once it stays missing for the expiry.
+ */
+const CLAIM_GAP = `WITH mined AS (
+    DELETE FROM evm_nonce_leases WHERE address = $1 AND nonce < $3::bigint
+  ), noticed AS (
+    INSERT INTO evm_nonce_leases (address, nonce, state, since)
+    SELECT $1, $2::bigint, 'held', now() FROM evm_sender_nonces WHERE address = $1 AND next_nonce > $2::bigint
+    ON CONFLICT (address, nonce) DO NOTHING
+  )
+  UPDATE evm_nonce_leases SET state = 'held', token = $4, since = now()
+   WHERE address = $1 AND nonce = $2::bigint
+     AND (state = 'free' OR (state = 'released' AND since < now() - make_interval(secs => $6::double precision))
+          OR (state IN ('held', 'used') AND since < now() - make_interval(secs => $5::double precision)))
+  RETURNING nonce::text AS nonce`;
+
+const END = `UPDATE evm_nonce_leases SET state = $4, token = NULL, since = now() WHERE address = $1 AND nonce = $2::bigint AND token = $3`;
 
 /** Nonces of one sending key, shared through the database. */
 export class SharedNonces {
   private chain: { at: number; v: Promise<ChainNonces> } | null = null;
 
   constructor(
-    private readonly address: string,
+    /** The key's id in the tables: `<chain id>:<address>`. */
+    readonly key: string,
     private readonly readChain: () => Promise<ChainNonces>,
-    /** How long a read of the chain's nonces is reused (the counter covers our own sends meanwhile). */
+    readonly timing: LeaseTiming,
+    /** How long a read of the chain's nonces is reused for taking from the counter (never for reuse). */
     private readonly chainTtlMs = 500,
   ) {}
 
-  private chainNonces(fresh: boolean): Promise<ChainNonces> {
+  /** Seconds after which a lease has no live sender (its holder's window and last request are over). */
+  get expirySeconds(): number {
+    return (this.timing.sendWindowMs + this.timing.sendTimeoutMs + EXPIRY_MARGIN_MS) / 1000;
+  }
+
+  /** The chain's nonces; `fresh` reads them now (and refreshes what others reuse). */
+  chainNonces(fresh: boolean): Promise<ChainNonces> {
     if (fresh || !this.chain || Date.now() - this.chain.at > this.chainTtlMs) {
       const v = this.readChain();
       this.chain = { at: Date.now(), v };
@@ -78,26 +160,83 @@ export class SharedNonces {
     return this.chain.v;
   }
 
-  /** The next nonce to send with; `fresh` re-reads the chain first (after a nonce conflict). */
-  async take(fresh = false): Promise<number> {
-    const c = await this.chainNonces(fresh);
-    const h = await getDbHandle();
-    const rows = await h.query<{ nonce: string }>(TAKE, [this.address, c.pending, c.pending === c.latest]);
-    if (rows.length !== 1) throw new Error("no nonce allocated");
-    return Number(rows[0]!.nonce);
+  /** The next nonce to send with; `fresh` reads the chain first (after a nonce conflict). */
+  async take(fresh = false): Promise<Lease> {
+    const token = randomUUID();
+    for (let waits = 0; ; ) {
+      const c = await this.chainNonces(fresh);
+      const h = await getDbHandle();
+      const rows = await h.query<{ nonce: string | null; need_fresh: boolean; wait_ms: number | null }>(TAKE, [
+        this.key,
+        c.pending,
+        c.latest,
+        fresh,
+        token,
+        this.expirySeconds,
+        RELEASE_GRACE_MS / 1000,
+        waits < 3,
+      ]);
+      const row = rows[0];
+      if (row?.need_fresh && !fresh) {
+        fresh = true;
+        continue;
+      }
+      if (!row?.nonce && row?.wait_ms != null) {
+        // The node's next nonce was released a moment ago: it is reused once its grace is
+        // over (if the chain still shows it missing) rather than queueing behind it.
+        waits++;
+        await new Promise((r) => setTimeout(r, Math.max(10, row.wait_ms!)));
+        continue;
+      }
+      if (!row?.nonce) throw new Error("no nonce allocated");
+      return { nonce: Number(row.nonce), token, takenAt: performance.now() };
+    }
   }
 
-  /** The transaction sent with `nonce` did not (or may not) reach the node: hand the nonce out again. */
-  async giveBack(nonce: number): Promise<void> {
-    this.chain = null;
+  /** Whether the holder may still start a send with its lease. */
+  maySend(lease: Lease): boolean {
+    return performance.now() - lease.takenAt <= this.timing.sendWindowMs;
+  }
+
+  /**
+   * Ends a lease whose transaction the node did not accept (see LeaseEnd). A failure is
+   * logged, not thrown: the lease then stays held and expires (expirySeconds), after which
+   * the nonce is repaired like a dead holder's.
+   */
+  async end(lease: Lease, how: LeaseEnd): Promise<void> {
+    if (how !== "used") this.chain = null;
+    try {
+      const h = await getDbHandle();
+      await h.query(END, [this.key, lease.nonce, lease.token, how]);
+    } catch (err) {
+      log.error("settlement.nonce_end_failed", { sender: this.key, nonce: lease.nonce, end: how, message: (err as Error).message });
+    }
+  }
+
+  /**
+   * The node's pending nonce, read fresh, as a lease for a filler transaction when it is a
+   * gap below the key's other transactions whose lease is over; null otherwise.
+   */
+  async claimGap(): Promise<Lease | null> {
+    const c = await this.chainNonces(true);
+    const token = randomUUID();
     const h = await getDbHandle();
-    await h.query(GIVE_BACK, [this.address, nonce]);
+    const rows = await h.query<{ nonce: string }>(CLAIM_GAP, [this.key, c.pending, c.latest, token, this.expirySeconds, RELEASE_GRACE_MS / 1000]);
+    return rows[0] ? { nonce: Number(rows[0].nonce), token, takenAt: performance.now() } : null;
   }
 }
 
-/** A node's refusal that means the nonce was already used or is taken by a pending transaction. */
-export function isNonceConflict(message: string): boolean {
-  return /nonce too low|nonce too high|nonce has already been used|replacement transaction underpriced|replacement.*underpriced|already known|known transaction|same nonce/i.test(message);
+/**
+ * The node refused the transaction because another one has its nonce: mined (`nonce too
+ * low`) or pending with a fee ours does not beat by enough (`underpriced`).
+ */
+export function isNonceUsed(message: string): boolean {
+  return /nonce too low|nonce has already been used|replacement transaction underpriced|replacement.*underpriced|same nonce/i.test(message);
+}
+
+/** The node already has this very transaction (an earlier send of it arrived). */
+export function isAlreadyKnown(message: string): boolean {
+  return /already known|known transaction|already imported/i.test(message);
 }
 
 /**
@@ -113,6 +252,3 @@ export function isNonceGap(message: string): boolean {
 
 /** Waits before resending a transaction refused as a nonce gap: 20 ms, doubling, at most 400 ms. */
 export const gapWait = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(400, 20 * 2 ** attempt)));
-
-/** How long a settlement waits for a gap below its nonce to close (longer than the counter's gap reset, GAP_AFTER_SECONDS). */
-export const GAP_WAIT_MS = (GAP_AFTER_SECONDS + 1) * 1000;

@@ -9,7 +9,12 @@
  * X402_OPTIMISTIC_PAYER_CAP_USD (beyond it calls settle in confirmed mode), and a payer
  * whose transfer fails after delivery (it moved its funds away meanwhile) has the failure
  * on the payment and its receipt, and is refused optimistic calls until a payment of its
- * settles (confirmed mode: a call priced above the cap, or a bundle).
+ * settles in confirmed mode (a call priced above the cap, or a bundle).
+ *
+ * A confirmation that does not finish (no receipt in time, our transaction dropped or
+ * reverted for a reason of ours, the process gone before `after()` ran) never leaves the
+ * payment in between: the row keeps the signed payment and is reconciled right away, and
+ * by the sweep of any instance later (lib/payments/x402/reconcile.ts).
  */
 import { after } from "next/server";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
@@ -18,7 +23,7 @@ import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { confirmBroadcast, optimisticFailure, reserveOptimistic, type PaymentLock } from "@/lib/payments/ledger";
 import { evmChainId } from "@/lib/payments/x402/eip3009";
-import { confirmBroadcastOnChain, evmAuthorizationOutcome, settlesInProcess } from "@/lib/payments/x402/facilitator";
+import { confirmBroadcastOnChain, reconcileOptimisticPayment, settlesInProcess } from "@/lib/payments/x402/facilitator";
 
 /** USDC has 6 decimals: the caps in its base units. */
 const toAtomic = (usd: number) => BigInt(Math.round(usd * 1_000_000));
@@ -29,7 +34,7 @@ const toAtomic = (usd: number) => BigInt(Math.round(usd * 1_000_000));
  * exceed it together). Throws a 402 (reason `optimistic_refused`, fault `payer`) for a
  * payer whose earlier optimistic payment failed.
  */
-export async function settlementMode(req: PaymentRequirements, payer: string | null, lock: PaymentLock): Promise<"optimistic" | "confirmed"> {
+export async function settlementMode(payload: PaymentPayload, req: PaymentRequirements, payer: string | null, lock: PaymentLock): Promise<"optimistic" | "confirmed"> {
   const cfg = env();
   const amount = BigInt(req.amount);
   if (lock.reclaimed || !payer || amount > toAtomic(cfg.X402_OPTIMISTIC_MAX_USD) || evmChainId(req.network) === null || !settlesInProcess()) return "confirmed";
@@ -41,7 +46,8 @@ export async function settlementMode(req: PaymentRequirements, payer: string | n
       { extra: { reason: "optimistic_refused", fault: "payer", failed_payment_id: failed.paymentId } },
     );
   }
-  return (await reserveOptimistic(lock, payer, amount, toAtomic(cfg.X402_OPTIMISTIC_PAYER_CAP_USD))) ? "optimistic" : "confirmed";
+  const kept = JSON.stringify({ payload, requirements: req });
+  return (await reserveOptimistic(lock, payer, amount, toAtomic(cfg.X402_OPTIMISTIC_PAYER_CAP_USD), kept)) ? "optimistic" : "confirmed";
 }
 
 /** Runs `task` after the response is sent (Next's after()); outside a request, just in the background. */
@@ -57,24 +63,19 @@ function afterResponse(task: () => Promise<void>): void {
 export function confirmLater(paymentId: string, payload: PaymentPayload, req: PaymentRequirements, tx: string): void {
   afterResponse(async () => {
     try {
-      let s = await confirmBroadcastOnChain(payload, req, tx).catch(async (err: unknown) => {
-        // No receipt (or ours to retry): the chain says whether the authorization was used.
-        const out = await evmAuthorizationOutcome(payload, req);
-        if (out.kind === "transferred") return { success: true, transaction: out.transaction ?? tx, network: req.network };
-        if (out.kind === "unused") throw err; // may still be included: stays unconfirmed, logged below
-        return { success: false, transaction: tx, network: req.network, errorReason: "authorization_cancelled" };
-      });
-      if (!s.success) {
-        const out = await evmAuthorizationOutcome(payload, req).catch(() => null);
-        if (out?.kind === "transferred") s = { ...s, success: true, transaction: out.transaction ?? tx };
-      }
-      if (s.success) await confirmBroadcast(paymentId, { settled: true, txHash: s.transaction });
-      else {
-        await confirmBroadcast(paymentId, { settled: false, error: s.errorReason ?? "transfer failed" });
-        log.warn("payment.optimistic_failed", { paymentId, network: req.network, transaction: tx, reason: s.errorReason ?? "transfer_failed", fault: "payer" });
+      const s = await confirmBroadcastOnChain(payload, req, tx);
+      if (s.success) {
+        await confirmBroadcast(paymentId, { settled: true, txHash: s.transaction });
+        return;
       }
     } catch (err) {
-      log.error("payment.optimistic_unconfirmed", { paymentId, network: req.network, transaction: tx, message: (err as Error).message });
+      // No receipt in time, or it reverted for a reason of ours (NotSentError): not the payer's doing.
+      log.warn("payment.optimistic_unconfirmed", { paymentId, network: req.network, transaction: tx, message: (err as Error).message });
     }
+    // Reverted, or not confirmed: the chain decides (paid by whichever transaction, sent
+    // again while the authorization still pays, or the payer's failure).
+    await reconcileOptimisticPayment(paymentId).catch((err: unknown) =>
+      log.error("payment.optimistic_reconcile_failed", { paymentId, network: req.network, transaction: tx, message: (err as Error).message }),
+    );
   });
 }

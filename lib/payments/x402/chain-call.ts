@@ -1,0 +1,43 @@
+/**
+ * What happened on the chain during one verification or settlement of the in-process
+ * facilitator, to tell whose failure a refusal is.
+ *
+ * The official x402 EVM scheme turns every error of its signer into an answer: an RPC
+ * node that does not answer during verification reads as "simulation failed" or "invalid
+ * signature", a transaction our side could not send as "transaction failed". Both would
+ * reach the payer as a bad payment (402) although the payment is fine. The signer's
+ * transport and its senders note here what they saw (AsyncLocalStorage follows the
+ * scheme's calls), and the facilitator turns such an answer into ours: 503, the
+ * authorization stays usable.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { processState } from "@/lib/process-state";
+
+export interface ChainCall {
+  /** The first request to the node that got no answer (timeout, refused or cut connection, HTTP error). */
+  noAnswer: unknown;
+  /** A failure on our side while sending (NotSentError, or SettlementUnknownError when it may have been sent). */
+  ours: Error | null;
+}
+
+// One store per process: Next bundles this module more than once.
+const storage = () => processState("x402.chain-call", () => new AsyncLocalStorage<ChainCall>());
+
+/** Runs `fn` with a fresh record of what the chain did; returns both. */
+export async function recordingChainCalls<T>(fn: () => Promise<T>): Promise<{ call: ChainCall; result: T }> {
+  const call: ChainCall = { noAnswer: null, ours: null };
+  const result = await storage().run(call, fn);
+  return { call, result };
+}
+
+/** Notes a request the node did not answer (no-op outside recordingChainCalls). */
+export function noteNoAnswer(err: unknown): void {
+  const c = storage().getStore();
+  if (c && c.noAnswer === null) c.noAnswer = err;
+}
+
+/** Notes a failure of ours while sending a transaction. */
+export function noteOurFailure(err: Error): void {
+  const c = storage().getStore();
+  if (c) c.ours ??= err;
+}

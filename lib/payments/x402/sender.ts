@@ -1,0 +1,392 @@
+/**
+ * Every transaction the facilitator key sends (settlements, smart-wallet deployments,
+ * gap fillers) goes through here: one path for fees, gas, nonces from the counter every
+ * instance shares (./nonces.ts), signing, sending and waiting for inclusion.
+ *
+ * - Fee estimates are reused for two seconds; a contract call's gas limit is estimated
+ *   once per function and reused with a 50 % margin (verification simulated the very
+ *   same call moments before).
+ * - A transaction is signed here (libsecp256k1) and sent with eth_sendRawTransactionSync
+ *   (EIP-7966) where the node has it, else batched with the request for its receipt, which
+ *   a chain that includes transactions at once answers in one trip.
+ * - A nonce conflict (another sender has the nonce) takes a new nonce, read fresh from
+ *   the chain, a few times; `nonce too high` (a lower nonce still on its way) resends the
+ *   same transaction within the lease's send window. When the node did not accept the
+ *   transaction its lease is ended with the reason, so the nonce is reused only when the
+ *   chain proves it unused.
+ * - Waiting for a receipt looks at the chain on its block rhythm (./inclusion.ts). A wait
+ *   that takes longer than a couple of blocks sends the same signed transaction again if
+ *   the node no longer knows it (dropped), and fills a gap below it (a nonce whose
+ *   holder died or gave up) with a zero-value transaction to itself.
+ */
+import { encodeFunctionData, formatTransactionReceipt, keccak256, serializeTransaction, concatHex, type Abi, type Hex, type TransactionReceipt } from "viem";
+import { log } from "@/lib/log";
+import { NotSentError, SettlementUnknownError, noAnswer, signDigest } from "@/lib/payments/x402/evm-local";
+import { awaitInclusion, BlockClock } from "@/lib/payments/x402/inclusion";
+import { noteNoAnswer } from "@/lib/payments/x402/chain-call";
+import { gapWait, isAlreadyKnown, isNonceGap, isNonceUsed, SharedNonces, type Lease } from "@/lib/payments/x402/nonces";
+
+/** How many times a transaction takes a new nonce after a nonce conflict before giving up (as our failure). */
+const NONCE_ATTEMPTS = 5;
+/** How long a lease's holder may keep resending a transaction refused as `nonce too high`. */
+const SEND_WINDOW_MS = 4000;
+/** Timeout of a plain send (the node answers at once when it accepts or refuses). */
+const SEND_TIMEOUT_MS = 5000;
+/** How long signed transactions are kept for sending again if the node drops them. */
+const KEEP_SIGNED_MS = 5 * 60_000;
+
+export interface SenderNode {
+  rpcUrl: string;
+  chainId: number;
+  timeoutMs: number;
+  privateKey: Uint8Array;
+  address: Hex;
+}
+
+/** The reads the sender needs from a viem public client. */
+export interface SenderReads {
+  getTransactionCount(a: { address: Hex; blockTag: "pending" | "latest" }): Promise<number>;
+  estimateFeesPerGas(): Promise<{ maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint }>;
+  getGasPrice(): Promise<bigint>;
+  estimateGas(a: { account: Hex; to: Hex; data: Hex; value?: bigint }): Promise<bigint>;
+}
+
+type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { gasPrice: bigint };
+export type Receipt = TransactionReceipt;
+
+export interface OutgoingTx {
+  to: Hex;
+  data: Hex;
+  value?: bigint;
+  gas: bigint;
+}
+
+/** A JSON-RPC error answer: the node received the request and refused it. */
+export class RpcAnswerError extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+  ) {
+    super(message);
+    this.name = "RpcAnswerError";
+  }
+}
+
+type RpcAnswer = { id: number; result?: unknown; error?: { code: number; message: string } };
+
+const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split("\n")[0]!;
+
+/**
+ * JSON-RPC calls in one request (a batch when more than one); answers in call order. Null
+ * when a batch was answered with a single object (the node refused the batch as such and
+ * ran nothing). No answer, or one that is not JSON, throws an HttpRequestError; a refused
+ * connection (nothing was sent) a NotSentError.
+ */
+export async function rpcCalls(url: string, timeoutMs: number, calls: Array<[string, unknown[]]>): Promise<RpcAnswer[] | null> {
+  const requests = calls.map(([method, params], id) => ({ jsonrpc: "2.0", id, method, params }));
+  let answers: unknown;
+  try {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(requests.length === 1 ? requests[0] : requests),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    answers = await res.json();
+  } catch (err) {
+    noteNoAnswer(err);
+    const e = err as Error & { cause?: { code?: string } };
+    if (e.name === "TimeoutError") throw e;
+    // A refused connection carried nothing: certainly not sent.
+    if (e.cause?.code === "ECONNREFUSED") throw new NotSentError(`the RPC node is unreachable (${e.cause.code})`, "rpc_unreachable", err);
+    throw Object.assign(new Error(`the RPC node did not answer (${e.message})`), { name: "HttpRequestError" });
+  }
+  if (requests.length === 1) answers = [answers];
+  else if (!Array.isArray(answers)) return null;
+  const byId = new Map((answers as RpcAnswer[]).map((a) => [a?.id, a]));
+  return calls.map((_, id) => byId.get(id) ?? { id, error: { code: -32603, message: "no answer for this call" } });
+}
+
+type Delivery = { kind: "accepted"; receipt: Receipt | null } | { kind: "used" | "gap" | "refused"; message: string; code: number };
+
+/** The facilitator key's transactions. */
+export class KeySender {
+  readonly nonces: SharedNonces;
+  private fees: { at: number; v: Promise<Fees> } | null = null;
+  private readonly gasLimits = new Map<string, bigint>();
+  private batches = true;
+  /** Whether the node has EIP-7966's eth_sendRawTransactionSync (null until the first send asks). */
+  private sync: boolean | null = null;
+  private readonly clock = new BlockClock();
+  /** Signed transactions the node accepted, by hash, to send again if it drops them. */
+  private readonly signed = new Map<Hex, { raw: Hex; at: number }>();
+  private repairing: Promise<void> | null = null;
+  private lastRepair = 0;
+  /** When this process last had a transaction accepted (the sweep only runs after recent ones). */
+  lastSendAt = 0;
+
+  constructor(
+    private readonly reads: SenderReads,
+    readonly node: SenderNode,
+  ) {
+    const address = node.address;
+    this.nonces = new SharedNonces(
+      `${node.chainId}:${address.toLowerCase()}`,
+      async () => {
+        const [pending, latest] = await Promise.all([reads.getTransactionCount({ address, blockTag: "pending" }), reads.getTransactionCount({ address, blockTag: "latest" })]);
+        return { pending, latest };
+      },
+      { sendWindowMs: Math.min(SEND_WINDOW_MS, node.timeoutMs), sendTimeoutMs: Math.min(SEND_TIMEOUT_MS, node.timeoutMs) },
+    );
+  }
+
+  /** EIP-1559 fees where the chain has them, else a legacy gas price; reused for 2 s. */
+  private feeFields(): Promise<Fees> {
+    if (this.fees && Date.now() - this.fees.at <= 2000) return this.fees.v;
+    const v: Promise<Fees> = this.reads.estimateFeesPerGas().then(
+      async (f): Promise<Fees> =>
+        f.maxFeePerGas !== undefined && f.maxPriorityFeePerGas !== undefined ? { maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas } : { gasPrice: await this.reads.getGasPrice() },
+      async (err: unknown): Promise<Fees> => {
+        // A chain without EIP-1559 fees answers with an error too; a node that did not answer is ours to retry.
+        if (noAnswer(err)) throw err;
+        return { gasPrice: await this.reads.getGasPrice() };
+      },
+    );
+    const guarded = v.catch((err: unknown) => {
+      throw new NotSentError(`fees could not be read (${firstLine(err)})`, noAnswer(err) ? "rpc_unreachable" : "transaction_refused", err);
+    });
+    this.fees = { at: Date.now(), v: guarded };
+    guarded.catch(() => (this.fees = null));
+    return guarded;
+  }
+
+  /** The gas limit of a contract call: estimated once per function, 50 % margin. */
+  async gasFor(a: { address: Hex; abi: unknown; functionName: string; args?: readonly unknown[] }, estimate: () => Promise<bigint>): Promise<bigint> {
+    const key = `${a.address.toLowerCase()}:${a.functionName}:${Array.isArray(a.args) ? a.args.length : 0}`;
+    const known = this.gasLimits.get(key);
+    if (known) return known;
+    const limit = ((await estimate()) * 3n) / 2n;
+    this.gasLimits.set(key, limit);
+    return limit;
+  }
+
+  /** Encodes a contract call (with the optional data suffix the x402 scheme may ask for). */
+  static callData(a: { abi: unknown; functionName: string; args?: readonly unknown[]; dataSuffix?: Hex }): Hex {
+    const data = encodeFunctionData({ abi: a.abi as Abi, functionName: a.functionName, args: (a.args ?? []) as unknown[] });
+    return a.dataSuffix ? concatHex([data, a.dataSuffix]) : data;
+  }
+
+  /** Gas for a plain transaction (a smart-wallet deployment), with a 25 % margin. */
+  async estimateGas(tx: { to: Hex; data: Hex; value?: bigint }): Promise<bigint> {
+    return ((await this.reads.estimateGas({ account: this.node.address, ...tx })) * 5n) / 4n;
+  }
+
+  /**
+   * Sends a transaction with a nonce from the shared counter (or the given lease: a gap
+   * filler); resolves once the node accepted it, with the receipt when the node already
+   * has one. Throws NotSentError (nothing was sent, or the nonce kept being taken),
+   * SettlementUnknownError (it may have been sent) or RpcAnswerError (the node refused it:
+   * whose fault that is, a simulation tells).
+   */
+  async send(tx: OutgoingTx, given?: Lease): Promise<{ hash: Hex; receipt: Receipt | null; nonce: number }> {
+    const fees = await this.feeFields();
+    for (let attempt = 0; ; attempt++) {
+      const lease =
+        given ??
+        (await this.nonces.take(attempt > 0).catch((err: unknown) => {
+          throw new NotSentError(`no transaction nonce could be allocated (${firstLine(err)})`, "nonce_unavailable", err);
+        }));
+      const { raw, hash } = this.sign(tx, fees, lease.nonce);
+      const d = await this.deliver(raw, hash, lease);
+      if (d.kind === "accepted") {
+        this.lastSendAt = Date.now();
+        this.keep(hash, raw);
+        return { hash, receipt: d.receipt, nonce: lease.nonce };
+      }
+      if (d.kind === "used") {
+        // Another transaction has this nonce (another sender, or one we could not see):
+        // take a new one, reading the chain fresh.
+        await this.nonces.end(lease, "used");
+        log.warn("settlement.nonce_conflict", { sender: this.nonces.key, nonce: lease.nonce, attempt, message: d.message });
+        if (given || attempt >= NONCE_ATTEMPTS) throw new NotSentError(`the transaction kept meeting nonce conflicts (${d.message})`, "nonce_conflict");
+        continue;
+      }
+      // Refused: the node did not take it, so the nonce is unused.
+      await this.nonces.end(lease, "free");
+      if (d.kind === "gap") {
+        void this.repair();
+        throw new NotSentError(`a lower nonce of the facilitator key has not reached the node (${d.message})`, "nonce_gap");
+      }
+      throw new RpcAnswerError(d.message, d.code);
+    }
+  }
+
+  private sign(tx: OutgoingTx, fees: Fees, nonce: number): { raw: Hex; hash: Hex } {
+    const base = { chainId: this.node.chainId, to: tx.to, data: tx.data, value: tx.value ?? 0n, gas: tx.gas, nonce };
+    const unsigned = "gasPrice" in fees ? ({ ...base, type: "legacy", gasPrice: fees.gasPrice } as const) : ({ ...base, type: "eip1559", ...fees } as const);
+    const sig = signDigest(keccak256(serializeTransaction(unsigned)), this.node.privateKey);
+    const raw = serializeTransaction(unsigned, { ...sig, v: BigInt(27 + sig.yParity) });
+    return { raw, hash: keccak256(raw) };
+  }
+
+  private keep(hash: Hex, raw: Hex): void {
+    const now = Date.now();
+    if (this.signed.size > 1000) for (const [h, s] of this.signed) if (now - s.at > KEEP_SIGNED_MS) this.signed.delete(h);
+    this.signed.set(hash, { raw, at: now });
+  }
+
+  /**
+   * Sends one signed transaction, again while the node answers `nonce too high` and the
+   * lease's window is open. Without an answer the lease is released (the transaction may
+   * have arrived: the nonce is reused only once the chain shows it missing).
+   */
+  private async deliver(raw: Hex, hash: Hex, lease: Lease): Promise<Delivery> {
+    let last: Delivery = { kind: "gap", message: "the lease's send window had closed before the first send", code: 0 };
+    for (let gap = 0; this.nonces.maySend(lease); gap++) {
+      let answers: RpcAnswer[];
+      try {
+        answers = await this.post(raw, hash);
+      } catch (err) {
+        if (err instanceof NotSentError) {
+          await this.nonces.end(lease, "free");
+          throw err;
+        }
+        await this.nonces.end(lease, "released");
+        throw new SettlementUnknownError(`the transaction may have been sent (${firstLine(err)})`, hash);
+      }
+      const [sent, got] = answers;
+      const e = sent!.error;
+      if (!e || isAlreadyKnown(e.message)) return { kind: "accepted", receipt: !e && got?.result ? formatTransactionReceipt(got.result as never) : null };
+      if (isNonceUsed(e.message)) return { kind: "used", message: e.message, code: e.code };
+      if (!isNonceGap(e.message)) return { kind: "refused", message: e.message, code: e.code };
+      // A lower nonce of ours is still on its way (a node that does not queue refuses this
+      // one meanwhile): the same transaction again, a moment later.
+      last = { kind: "gap", message: e.message, code: e.code };
+      await gapWait(gap);
+    }
+    return last;
+  }
+
+  /** One send: [send answer, receipt answer (null result while not included)]. */
+  private async post(raw: Hex, hash: Hex): Promise<RpcAnswer[]> {
+    const send: [string, unknown[]] = ["eth_sendRawTransaction", [raw]];
+    if (this.sync !== false) {
+      const answers = await this.sendSync(raw, hash);
+      if (answers) return answers;
+    }
+    const timeout = this.nonces.timing.sendTimeoutMs;
+    const batched = this.batches ? await rpcCalls(this.node.rpcUrl, timeout, [send, ["eth_getTransactionReceipt", [hash]]]) : null;
+    if (batched) return batched;
+    // The node does not take batches (it answered the batch with one error): send alone.
+    this.batches = false;
+    const alone = await rpcCalls(this.node.rpcUrl, timeout, [send]);
+    if (!alone) throw Object.assign(new Error("the RPC node answered with something other than JSON-RPC"), { name: "HttpRequestError" });
+    return alone;
+  }
+
+  /**
+   * Sends with eth_sendRawTransactionSync (EIP-7966: the node answers once the transaction
+   * is included, with its receipt), asked once per process: null when the node does not
+   * have the method (nothing was sent), else the answers in post()'s shape. The node takes
+   * the transaction when the request arrives, so its pending nonce counts it from then on.
+   */
+  private async sendSync(raw: Hex, hash: Hex): Promise<RpcAnswer[] | null> {
+    const waitMs = Math.max(1000, this.node.timeoutMs - 1000);
+    const [res] = (await rpcCalls(this.node.rpcUrl, this.node.timeoutMs, [["eth_sendRawTransactionSync", [raw, waitMs]]]))!;
+    // Concurrent first sends all ask: any "no such method" answer settles it, and only a
+    // real answer (a receipt, or code 4) proves the method exists.
+    if (res!.error && /not (supported|found|available|implemented)|does not exist|unsupported|unknown method/i.test(res!.error.message)) {
+      this.sync = false;
+      return null;
+    }
+    if (!res!.error || res!.error.code === 4) this.sync = true;
+    // Code 4: accepted but not included within the wait; the caller looks for the receipt.
+    if (res!.error?.code === 4) return [{ id: 0, result: hash }, { id: 1 }];
+    return [res!, { id: 1, result: res!.result }];
+  }
+
+  /** One look for a receipt, with the head's number for the block clock. */
+  private async look(hash: Hex): Promise<{ receipt: Receipt | null; head: number | null }> {
+    const calls: Array<[string, unknown[]]> = [
+      ["eth_getTransactionReceipt", [hash]],
+      ["eth_blockNumber", []],
+    ];
+    const timeout = this.node.timeoutMs;
+    const answers = this.batches ? ((await rpcCalls(this.node.rpcUrl, timeout, calls)) ?? ((this.batches = false), null)) : null;
+    const [r, h] = answers ?? (await Promise.all(calls.map(async (c) => (await rpcCalls(this.node.rpcUrl, timeout, [c]))![0]!)));
+    if (r!.error) throw new RpcAnswerError(r!.error.message, r!.error.code);
+    return { receipt: r!.result ? formatTransactionReceipt(r!.result as never) : null, head: typeof h?.result === "string" ? Number(h.result) : null };
+  }
+
+  /**
+   * Waits for a transaction's receipt (TimeoutError after `timeoutMs`: the outcome is then
+   * unknown, never "not paid"). A wait longer than a couple of blocks nudges the chain
+   * once a second: the transaction is sent again if the node dropped it, and a gap below
+   * it is filled (repair()).
+   */
+  async awaitReceipt(hash: Hex, timeoutMs: number): Promise<Receipt> {
+    const started = Date.now();
+    let nudged = 0;
+    return awaitInclusion(
+      this.clock,
+      async () => {
+        const r = await this.look(hash);
+        const slowAfter = Math.max(3000, 2 * (this.clock.interval ?? 1000));
+        if (!r.receipt && Date.now() - started > slowAfter && Date.now() - nudged > 1000) {
+          nudged = Date.now();
+          void this.nudge(hash);
+        }
+        if (r.receipt) this.signed.delete(hash);
+        return r;
+      },
+      timeoutMs,
+    );
+  }
+
+  /** Sends a waiting transaction again if the node no longer has it, and repairs a gap below it. */
+  private async nudge(hash: Hex): Promise<void> {
+    const kept = this.signed.get(hash);
+    if (kept) {
+      try {
+        const [known] = (await rpcCalls(this.node.rpcUrl, this.nonces.timing.sendTimeoutMs, [["eth_getTransactionByHash", [hash]]]))!;
+        if (known && !known.error && known.result === null) {
+          const [again] = (await rpcCalls(this.node.rpcUrl, this.nonces.timing.sendTimeoutMs, [["eth_sendRawTransaction", [kept.raw]]]))!;
+          log.warn("settlement.rebroadcast", { transaction: hash, answer: again?.error ? firstLine(again.error.message) : "accepted" });
+          // Its nonce went to another transaction: this one can never be included.
+          if (again?.error && isNonceUsed(again.error.message)) this.signed.delete(hash);
+        }
+      } catch (err) {
+        log.warn("settlement.rebroadcast_failed", { transaction: hash, message: firstLine(err) });
+      }
+    }
+    await this.repair();
+  }
+
+  /**
+   * Fills the gap at the node's pending nonce when its lease is over (a dead or departed
+   * holder, a dropped transaction) with a zero-value transaction to the key itself, so the
+   * key's waiting transactions are included. At most one at a time and once a second per
+   * process; concurrent repairs in other processes claim the gap first or find it taken.
+   */
+  repair(): Promise<void> {
+    if (this.repairing) return this.repairing;
+    if (Date.now() - this.lastRepair < 1000) return Promise.resolve();
+    this.repairing = (async () => {
+      const sender = this.nonces.key;
+      let lease: Lease | null = null;
+      try {
+        lease = await this.nonces.claimGap();
+        if (!lease) return;
+        log.warn("settlement.nonce_gap", { sender, nonce: lease.nonce });
+        const { hash } = await this.send({ to: this.node.address, data: "0x", value: 0n, gas: 21_000n }, lease);
+        log.warn("settlement.nonce_gap_filled", { sender, nonce: lease.nonce, transaction: hash });
+      } catch (err) {
+        log.error("settlement.nonce_gap_fill_failed", { sender, nonce: lease?.nonce ?? null, message: firstLine(err) });
+      } finally {
+        this.lastRepair = Date.now();
+        this.repairing = null;
+      }
+    })();
+    return this.repairing;
+  }
+}

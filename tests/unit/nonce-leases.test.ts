@@ -1,0 +1,193 @@
+/**
+ * The facilitator key's shared nonces (lib/payments/x402/nonces.ts) and its sender
+ * (lib/payments/x402/sender.ts) against a real Hardhat chain and the real database
+ * (PostgreSQL when it answers, else the embedded one): under steady load from two
+ * "instances" (two allocators with their own cached chain reads, one database) no nonce
+ * is ever handed out twice; a nonce whose transaction may have reached the node is reused
+ * only once the chain shows it missing; a dead holder's nonce is repaired after its lease
+ * expires; a settlement stuck behind a gap gives its nonce back as unused instead of
+ * burning further nonces.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPublicClient, http, parseGwei, toHex, type Hex } from "viem";
+import type { HDAccount } from "viem/accounts";
+import { resetEnvForTests } from "@/lib/config/env";
+import { closeDb, getDbHandle } from "@/lib/db/client";
+import { SharedNonces, type ChainNonces } from "@/lib/payments/x402/nonces";
+import { KeySender } from "@/lib/payments/x402/sender";
+import { NotSentError } from "@/lib/payments/x402/evm-local";
+import { localBase, startChain, type Chain } from "../helpers/chain";
+import { hasPostgres, POSTGRES_URL } from "../helpers/services";
+
+const pgUp = await hasPostgres();
+const saved = { ...process.env };
+let chain: Chain;
+
+beforeAll(async () => {
+  await closeDb();
+  Object.assign(process.env, { LOG_LEVEL: "silent" }, pgUp ? { DATABASE_URL: `${POSTGRES_URL}?schema=nonces_${randomBytes(5).toString("hex")}` } : { DATA_DIR: "memory" });
+  if (!pgUp) delete process.env.DATABASE_URL;
+  resetEnvForTests();
+  chain = await startChain();
+}, 120_000);
+afterAll(async () => {
+  await chain?.stop();
+  await closeDb();
+  process.env = saved;
+  resetEnvForTests();
+});
+
+const readerOf = (c: Chain) => createPublicClient({ chain: localBase(c.rpcUrl), transport: http(c.rpcUrl, { retryCount: 0 }) });
+const chainNonces = (account: HDAccount) => async (): Promise<ChainNonces> => {
+  const r = readerOf(chain);
+  const [pending, latest] = await Promise.all([r.getTransactionCount({ address: account.address, blockTag: "pending" }), r.getTransactionCount({ address: account.address, blockTag: "latest" })]);
+  return { pending, latest };
+};
+const allocator = (account: HDAccount, timing = { sendWindowMs: 1000, sendTimeoutMs: 1000 }) => new SharedNonces(`8453:${account.address.toLowerCase()}`, chainNonces(account), timing);
+
+/** Sends a zero-value transaction to itself with `nonce`; `tag` makes each one distinct. Resolves with the node's error, or null when accepted. */
+async function sendWith(account: HDAccount, nonce: number, tag: number): Promise<string | null> {
+  const raw = await account.signTransaction({
+    chainId: 8453,
+    type: "eip1559",
+    to: account.address,
+    value: 0n,
+    data: toHex(tag, { size: 8 }),
+    gas: 30_000n,
+    nonce,
+    maxFeePerGas: parseGwei("5"),
+    maxPriorityFeePerGas: parseGwei("1"),
+  });
+  const res = await fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_sendRawTransaction", params: [raw] }) });
+  const body = (await res.json()) as { error?: { message: string } };
+  return body.error?.message ?? null;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const minedNonce = (account: HDAccount) => readerOf(chain).getTransactionCount({ address: account.address, blockTag: "latest" });
+async function untilMined(account: HDAccount, nonce: number, ms = 20_000): Promise<number> {
+  const end = Date.now() + ms;
+  let n = await minedNonce(account);
+  while (n < nonce && Date.now() < end) {
+    await sleep(200);
+    n = await minedNonce(account);
+  }
+  return n;
+}
+
+describe("shared nonces on a chain mining every 200 ms", () => {
+  it("steady load from two instances for 8 s: every nonce handed out once, every transaction accepted and mined", async () => {
+    const account = chain.accounts[4]!;
+    await chain.setIntervalMining(200);
+    try {
+      // Two instances: one database, each its own (cached) reads of the chain.
+      const instances = [allocator(account), allocator(account)];
+      const taken: number[] = [];
+      const refusals: string[] = [];
+      const until = Date.now() + 8000;
+      let tag = 0;
+      await Promise.all(
+        Array.from({ length: 6 }, async (_, w) => {
+          while (Date.now() < until) {
+            const lease = await instances[w % 2]!.take();
+            taken.push(lease.nonce);
+            // Signing, the wire, a busy event loop: a holder sends a moment after taking.
+            await sleep(Math.random() * 250);
+            const refused = await sendWith(account, lease.nonce, ++tag);
+            if (refused) refusals.push(`nonce ${lease.nonce}: ${refused}`);
+          }
+        }),
+      );
+      expect(taken.length).toBeGreaterThan(30);
+      const twice = taken.filter((n, i) => taken.indexOf(n) !== i);
+      expect(twice, `nonces handed out twice: ${twice.join(", ")}`).toEqual([]);
+      expect(refusals).toEqual([]);
+      const start = Math.min(...taken);
+      expect(await untilMined(account, start + taken.length)).toBe(start + taken.length);
+    } finally {
+      await chain.setIntervalMining(0);
+    }
+  }, 60_000);
+
+  it("a nonce released without an answer is not handed out while its transaction may still reach the node, and is once the chain shows it missing", async () => {
+    const account = chain.accounts[5]!;
+    const nonces = allocator(account);
+    await chain.setIntervalMining(0);
+    await chain.rpc("evm_setAutomine", [false]);
+    try {
+      const first = await nonces.take();
+      // The holder's request timed out; the node, slow, takes the transaction a moment later.
+      await nonces.end(first, "released");
+      const late = sleep(300).then(() => sendWith(account, first.nonce, 1));
+      const second = await nonces.take();
+      expect(await late).toBeNull();
+      expect(second.nonce).toBe(first.nonce + 1);
+      // This one never reached the node: once released, the chain shows it missing.
+      await nonces.end(second, "released");
+      const third = await nonces.take();
+      expect(third.nonce).toBe(second.nonce);
+      expect(await sendWith(account, third.nonce, 2)).toBeNull();
+      await chain.rpc("evm_mine", []);
+      expect(await minedNonce(account)).toBe(first.nonce + 2);
+    } finally {
+      await chain.setIntervalMining(0);
+    }
+  }, 30_000);
+
+  it("a holder that died before sending: transactions above wait until its lease expires, then the gap is filled and everything is mined", async () => {
+    const account = chain.accounts[6]!;
+    const timing = { sendWindowMs: 500, sendTimeoutMs: 500 };
+    const nonces = allocator(account, timing);
+    await chain.setIntervalMining(200);
+    try {
+      const dead = await nonces.take(); // taken, never sent, never ended
+      const next = await nonces.take();
+      expect(await sendWith(account, next.nonce, 1)).toBeNull(); // queued behind the gap
+      expect(await nonces.claimGap()).toBeNull(); // its holder may still send
+      await sleep(500);
+      expect(await minedNonce(account)).toBe(dead.nonce);
+      await sleep(nonces.expirySeconds * 1000);
+      const gap = await nonces.claimGap();
+      expect(gap?.nonce).toBe(dead.nonce);
+      expect(await sendWith(account, gap!.nonce, 2)).toBeNull();
+      expect(await untilMined(account, next.nonce + 1)).toBe(next.nonce + 1);
+      // A fresh take continues after them; no further gap.
+      expect((await nonces.take()).nonce).toBe(next.nonce + 1);
+    } finally {
+      await chain.setIntervalMining(0);
+    }
+  }, 30_000);
+});
+
+describe("the facilitator key's sender on a node that does not queue (automine)", () => {
+  it("behind a nonce that never arrives: 503-worthy NotSentError (nonce_gap) with its nonce recorded unused, no further nonce burnt; both are used once the dead lease expires", async () => {
+    const account = chain.accounts[7]!;
+    await chain.setIntervalMining(0);
+    const reads = readerOf(chain);
+    const key = `0x${Buffer.from(account.getHdKey().privateKey!).toString("hex")}` as Hex;
+    const sender = new KeySender(reads as never, { rpcUrl: chain.rpcUrl, chainId: 8453, timeoutMs: 800, privateKey: Buffer.from(key.slice(2), "hex"), address: account.address });
+    const h = await getDbHandle();
+    const dead = await sender.nonces.take(); // a holder that died before sending
+    const tx = { to: account.address, data: "0x" as Hex, value: 0n, gas: 30_000n };
+    const err = await sender.send(tx).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(NotSentError);
+    expect((err as NotSentError).reason).toBe("nonce_gap");
+    const rows = await h.query<{ nonce: string; state: string }>(`SELECT nonce::text, state FROM evm_nonce_leases WHERE address = $1 ORDER BY nonce`, [sender.nonces.key]);
+    expect(rows).toEqual([
+      { nonce: String(dead.nonce), state: "held" },
+      { nonce: String(dead.nonce + 1), state: "free" },
+    ]);
+    const [counter] = await h.query<{ next: string }>(`SELECT next_nonce::text AS next FROM evm_sender_nonces WHERE address = $1`, [sender.nonces.key]);
+    expect(Number(counter!.next)).toBe(dead.nonce + 2);
+
+    await sleep(sender.nonces.expirySeconds * 1000);
+    const a = await sender.send(tx);
+    const b = await sender.send(tx);
+    expect([a.nonce, b.nonce]).toEqual([dead.nonce, dead.nonce + 1]);
+    expect(await minedNonce(account)).toBe(dead.nonce + 2);
+  }, 30_000);
+});

@@ -1,0 +1,152 @@
+/**
+ * The optimistic ledger's payer rules on the embedded database and on PostgreSQL:
+ * - a payer's failure is cleared only by a payment settled in confirmed mode afterwards,
+ *   not by an earlier optimistic payment whose transfer happens to be confirmed later;
+ * - a cap reservation left by a process that died mid-call stops counting after its age
+ *   bound (it would otherwise hold the payer's cap forever);
+ * - the payer queries run on an index (PostgreSQL: the plans use
+ *   payments_network_payer_status_idx on a table with many other payers);
+ * - x402's pending-settlement store in the shared database: one instance's entry is seen
+ *   by another, until it is deleted or expires.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, describe, expect, it } from "vitest";
+import { resetEnvForTests } from "@/lib/config/env";
+import { closeDb, getDbHandle } from "@/lib/db/client";
+import { confirmBroadcast, lockPayment, optimisticFailure, recordSettlement, reserveOptimistic, type PaymentLock } from "@/lib/payments/ledger";
+import { DbPendingSettlements } from "@/lib/payments/x402/pending-store";
+import { hasPostgres, POSTGRES_URL } from "../helpers/services";
+
+const pgUp = await hasPostgres();
+const saved = { ...process.env };
+afterAll(async () => {
+  await closeDb();
+  process.env = saved;
+  resetEnvForTests();
+});
+
+const PRICE = 5_000n;
+const NETWORK = "eip155:8453";
+const KEPT = JSON.stringify({ payload: {}, requirements: {} });
+const RECEIPT = { product: "sentiment", surface: "http" as const, credentialKind: "x402" as const, amountUsd: "0.005" };
+const tick = () => new Promise((r) => setTimeout(r, 5));
+const newPayer = () => `0x${randomBytes(20).toString("hex")}`;
+const tx = () => `0x${randomBytes(32).toString("hex")}`;
+
+const lock = (payer: string): Promise<PaymentLock> =>
+  lockPayment({
+    scheme: "exact",
+    network: NETWORK,
+    reference: `${payer}:0x${randomBytes(32).toString("hex")}`,
+    payer,
+    amountAtomic: PRICE,
+    asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+    payTo: "0x00000000000000000000000000000000000A11CE",
+    product: "sentiment",
+    surface: "http",
+  });
+
+/** An optimistic payment delivered (reserved, then recorded as broadcast). */
+async function delivered(payer: string): Promise<PaymentLock> {
+  const l = await lock(payer);
+  expect(await reserveOptimistic(l, payer, PRICE, 100n * PRICE, KEPT)).toBe(true);
+  await recordSettlement(l, tx(), payer, RECEIPT, "broadcast");
+  return l;
+}
+
+const modes = [
+  { name: "embedded (PGlite)", pg: false, env: { DATA_DIR: "memory", DATABASE_URL: "" } },
+  ...(pgUp ? [{ name: "PostgreSQL", pg: true, env: { DATABASE_URL: `${POSTGRES_URL}?schema=optledger_${randomBytes(5).toString("hex")}` } }] : []),
+];
+
+for (const mode of modes) {
+  describe(`optimistic ledger — ${mode.name}`, () => {
+    it("opens the database", async () => {
+      await closeDb();
+      Object.assign(process.env, { LOG_LEVEL: "silent" }, mode.env);
+      if (!mode.env.DATABASE_URL) delete process.env.DATABASE_URL;
+      resetEnvForTests();
+      await getDbHandle();
+    });
+
+    it("an earlier optimistic payment confirmed after a later one failed does not clear the failure; a payment settled in confirmed mode does", async () => {
+      const payer = newPayer();
+      const earlier = await delivered(payer);
+      const failed = await delivered(payer);
+      await tick();
+      await confirmBroadcast(failed.id, { settled: false, error: "the transfer fails on chain" });
+      expect((await optimisticFailure(NETWORK, payer))?.paymentId).toBe(failed.id);
+      await tick();
+      await confirmBroadcast(earlier.id, { settled: true, txHash: tx() });
+      expect((await optimisticFailure(NETWORK, payer))?.paymentId).toBe(failed.id);
+      await tick();
+      // Confirmed mode; the settlement answers with the checksummed address.
+      const confirmed = await lock(payer);
+      await recordSettlement(confirmed, tx(), payer.toUpperCase().replace("0X", "0x"), RECEIPT);
+      expect(await optimisticFailure(NETWORK, payer)).toBeNull();
+    });
+
+    it("an authorization that expired before the service settled it is its loss: the payer is not flagged", async () => {
+      const payer = newPayer();
+      const lost = await delivered(payer);
+      await confirmBroadcast(lost.id, { settled: false, error: "expired before settlement", lost: true });
+      expect(await optimisticFailure(NETWORK, payer)).toBeNull();
+      const h = await getDbHandle();
+      const [row] = await h.query<{ status: string }>(`SELECT status FROM payments WHERE id = $1`, [lost.id]);
+      expect(row?.status).toBe("optimistic_expired");
+    });
+
+    it("a reservation left by a process that died mid-call stops counting against the cap after its age bound", async () => {
+      const payer = newPayer();
+      const cap = 2n * PRICE;
+      const stale = await lock(payer);
+      expect(await reserveOptimistic(stale, payer, PRICE, cap, KEPT)).toBe(true);
+      const h = await getDbHandle();
+      await h.query(`UPDATE payments SET updated_at = now() - interval '3 minutes' WHERE id = $1`, [stale.id]);
+      const got = [];
+      for (let i = 0; i < 3; i++) got.push(await reserveOptimistic(await lock(payer), payer, PRICE, cap, KEPT));
+      expect(got).toEqual([true, true, false]);
+    });
+
+    it.runIf(mode.pg)("the payer queries use payments_network_payer_status_idx on a table full of other payers", async () => {
+      const h = await getDbHandle();
+      await h.query(
+        `INSERT INTO payments (id, scheme, network, reference, payer, amount_atomic, asset, pay_to, product, surface, status, updated_at)
+         SELECT gen_random_uuid()::text, 'exact', $1, 'bulk:' || g, '0x' || lpad(to_hex(g), 40, '0'), 5000, 'a', 'b', 'sentiment', 'http',
+                (ARRAY['settled', 'broadcast', 'optimistic_failed', 'pending_optimistic'])[1 + g % 4], now()
+           FROM generate_series(1, 20000) g`,
+        [NETWORK],
+      );
+      await h.query(`ANALYZE payments`, []);
+      const scans = async () =>
+        Number((await h.query<{ n: string }>(`SELECT idx_scan::text AS n FROM pg_stat_user_indexes WHERE schemaname = current_schema() AND indexrelname = 'payments_network_payer_status_idx'`, []))[0]?.n ?? -1);
+      const before = await scans();
+      expect(before).toBeGreaterThanOrEqual(0);
+      const payer = newPayer();
+      await optimisticFailure(NETWORK, payer);
+      expect(await reserveOptimistic(await lock(payer), payer, PRICE, 2n * PRICE, KEPT)).toBe(true);
+      // Each backend reports its counters within about a second of going idle.
+      let after = before;
+      for (let i = 0; i < 30 && after < before + 2; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        after = await scans();
+      }
+      expect(after).toBeGreaterThanOrEqual(before + 2);
+    }, 30_000);
+
+    it("x402's pending-settlement store: one instance's entry is seen by another, until deleted or expired", async () => {
+      const [one, other] = [new DbPendingSettlements(), new DbPendingSettlements()];
+      const key = `0x${randomBytes(65).toString("hex")}`;
+      expect(await other.get(key)).toBeUndefined();
+      const hash = tx();
+      await one.set(key, hash);
+      expect(await other.get(key)).toBe(hash);
+      await other.delete(key);
+      expect(await one.get(key)).toBeUndefined();
+      await one.set(key, hash);
+      const h = await getDbHandle();
+      await h.query(`UPDATE x402_pending_settlements SET created_at = now() - interval '6 minutes' WHERE key = $1`, [key]);
+      expect(await other.get(key)).toBeUndefined();
+    });
+  });
+}
