@@ -22,7 +22,8 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { startChain, type Chain } from "../helpers/chain";
+import { createWalletClient, http, parseAbi, parseSignature, type Address, type Hex } from "viem";
+import { BASE_USDC, localBase, startChain, type Chain } from "../helpers/chain";
 import { startFixture, type Fixture } from "../helpers/fixture";
 import { decodeB64Json, requirementFrom, signAuthorization, signWalletAuthorization, v2Header, type Requirement } from "../helpers/payments";
 import { hasPostgres, POSTGRES_URL } from "../helpers/services";
@@ -209,6 +210,44 @@ for (const [i, mode] of MODES.entries()) {
       const third = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
       expect(third.status).toBe(402);
       expect((await third.json()).code).toBe("payment_replayed");
+    });
+
+    it("a payer that spends its authorization's nonce on a transfer to itself before our settlement lands is not served: 402 settlement_failed, no data, the payment refused for good", async () => {
+      const req = await requirement("/v1/fng");
+      const nonce = `0x${randomBytes(32).toString("hex")}` as Hex;
+      const ours = await signAuthorization(payer(), { to: req.payTo as Address, value: BigInt(req.amount), nonce });
+      // Same payer, same nonce, paying itself nothing: USDC keys authorizations by (payer, nonce) only.
+      const own = await signAuthorization(payer(), { to: payer().address, value: 0n, nonce });
+      const header = v2Header(req, ours);
+      const before = { payer: await chain.usdcBalance(payer().address), payTo: await chain.usdcBalance(payTo().address) };
+      const held = proxy.hold();
+      const call = fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      await held; // verified and the product ran; our transfer waits on the wire
+      const front = createWalletClient({ account: chain.accounts[7]!, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) });
+      const a = own.authorization;
+      const sig = parseSignature(own.signature);
+      const hash = await front.writeContract({
+        address: BASE_USDC,
+        abi: parseAbi(["function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)"]),
+        functionName: "transferWithAuthorization",
+        args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, Number(sig.v ?? 27n + BigInt(sig.yParity)), sig.r, sig.s],
+        gas: 150_000n,
+      });
+      expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe("success");
+      proxy.release();
+      let res = await call;
+      // Under load our send may have given up waiting for its answer (503, outcome
+      // unknown): presented again, the payment is judged from the chain, as then.
+      if (res.status === 503) res = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(res.status, await res.clone().text()).toBe(402);
+      const body = await res.json();
+      expect(["settlement_failed", "payment_invalid"]).toContain(body.code);
+      expect(JSON.stringify(body)).not.toContain("fear_greed");
+      expect(await chain.usdcBalance(payTo().address)).toBe(before.payTo);
+      expect(await chain.usdcBalance(payer().address)).toBe(before.payer);
+      const again = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(again.status).toBe(402);
+      expect(await chain.usdcBalance(payTo().address)).toBe(before.payTo);
     });
 
     it("a bundle whose settlement outcome was lost is sold on the retry, exactly once", async () => {

@@ -291,10 +291,16 @@ const authorizationCanceledEvent = parseAbiItem("event AuthorizationCanceled(add
 
 /**
  * Reads the outcome of an authorization: unused (it can still be settled), transferred (by
- * whichever transaction; it can only ever pay the authorized amount to the authorized
- * recipient) or void (cancelled by the payer). Throws when the authorization is used but
- * neither event can be found yet (a node may expose the new state a moment before the
- * block's logs): the outcome is then still unknown, never "not paid".
+ * whichever transaction, as long as that transaction moved exactly the authorized amount
+ * from the payer to the authorized recipient) or void (cancelled by the payer, or used by
+ * another authorization with the same nonce). The token keys authorization state by
+ * (payer, nonce) only: a payer can spend the nonce it signed for us in a transfer of its
+ * own (to itself, any amount) and front-run our settlement; the AuthorizationUsed log then
+ * exists but we were never paid. So the Transfer that the same call emitted right after
+ * the log (FiatToken: _markAuthorizationAsUsed, then _transfer) must be ours. Throws when
+ * the authorization is used but its transaction cannot be read yet (a node may expose the
+ * new state a moment before the block's logs): the outcome is then still unknown, never
+ * "not paid".
  */
 export async function authorizationOutcome(client: PublicClient, payload: PaymentPayload, req: PaymentRequirements, attempts = 4): Promise<AuthorizationOutcome> {
   const a = eip3009Of(payload).authorization;
@@ -308,10 +314,22 @@ export async function authorizationOutcome(client: PublicClient, payload: Paymen
     const range = { address: asset, args: { authorizer, nonce: a.nonce }, fromBlock: latest > LOG_LOOKBACK_BLOCKS ? latest - LOG_LOOKBACK_BLOCKS : 0n, toBlock: "latest" as const };
     const [usedLogs, canceledLogs] = await Promise.all([client.getLogs({ ...range, event: authorizationUsedEvent }), client.getLogs({ ...range, event: authorizationCanceledEvent })]);
     const log = usedLogs[0];
-    if (log) return { kind: "transferred", transaction: log.transactionHash };
+    if (log) return (await paidUs(client, log, asset, a, req)) ? { kind: "transferred", transaction: log.transactionHash } : { kind: "void" };
     if (canceledLogs.length) return { kind: "void" };
   }
   throw new Error("the authorization is used on chain but its transaction was not found yet");
+}
+
+/**
+ * Whether the transaction that used the authorization (its AuthorizationUsed log `used`)
+ * transferred exactly the authorized value from the payer to the requirement's recipient
+ * in the Transfer log that directly follows it.
+ */
+async function paidUs(client: PublicClient, used: Log, asset: Hex, a: Eip3009["authorization"], req: PaymentRequirements): Promise<boolean> {
+  if (!isAddressEqual(a.to as Hex, req.payTo as Hex) || BigInt(a.value) !== BigInt(req.amount)) return false;
+  const receipt = await client.getTransactionReceipt({ hash: used.transactionHash! });
+  const next = receipt.logs.find((l) => l.logIndex === used.logIndex! + 1);
+  return next !== undefined && isAddressEqual(next.address, asset) && transferred([next], asset, a);
 }
 
 /** Multicall3 at its canonical address (what the official verifier simulates a deployment with). */

@@ -155,8 +155,9 @@ function grant(o: HoldInput, lock: PaymentLock, settle: () => Promise<CheckedSet
       }
       if (!s.success) {
         // A transfer refused because the authorization was already used may have been
-        // made by an earlier attempt of this very payment (or by anyone holding it: it can
-        // only pay this recipient this amount): then it is paid.
+        // made by an earlier attempt of this very payment (or by anyone holding it): it is
+        // paid when the chain shows that very transfer (outcome checks recipient and
+        // amount; the payer spending the nonce elsewhere makes it void).
         const out = await askOutcome(o);
         if (out?.kind === "transferred") {
           s = { ...s, success: true, transaction: out.transaction ?? s.transaction };

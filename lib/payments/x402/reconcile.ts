@@ -60,8 +60,8 @@ async function reconcileRow(chain: ReconcileChain, row: BroadcastRow): Promise<v
   const out = await chain.outcome(payload, req);
   if (out.kind === "transferred") return settled(out.transaction ?? row.txHash ?? "");
   if (out.kind === "void") {
-    await confirmBroadcast(row.id, { settled: false, error: "authorization_cancelled" });
-    log.warn("payment.optimistic_failed", { ...fields, reason: "authorization_cancelled", fault: "payer" });
+    await confirmBroadcast(row.id, { settled: false, error: "authorization used or cancelled without paying us (front-run or cancelled by the payer)" });
+    log.warn("payment.optimistic_failed", { ...fields, reason: "authorization_void", fault: "payer" });
     return;
   }
   if (row.txHash && (await chain.txState(row.txHash)) === "pending") return; // still on its way
