@@ -59,6 +59,11 @@ export interface SolanaLedger {
   transaction(signature: string): { err: unknown } | null;
   /** How often each RPC method was called. */
   calls: Map<string, number>;
+  /**
+   * The next sendTransaction's connection is cut before the answer (a node that went away
+   * mid-request): after executing the transaction (`executed`), or before it reached the ledger.
+   */
+  loseNextSendAnswer(executed: boolean): void;
   stop(): Promise<void>;
 }
 
@@ -155,10 +160,13 @@ export async function startSolana(opts: { mint?: string } = {}): Promise<SolanaL
   };
   const ctx = () => ({ context: { slot: slot() } });
 
+  let loseSendAnswer: "none" | "after" | "before" = "none";
+  class LostAnswer extends Error {}
   const methods: Record<string, (params: unknown[]) => Json | Promise<Json>> = {
     getHealth: () => "ok",
     getSlot: () => slot(),
     getBlockHeight: () => slot(),
+    isBlockhashValid: (p) => ({ ...ctx(), value: String(p[0]) === svm.latestBlockhash() }),
     getLatestBlockhash: () => ({ ...ctx(), value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: slot() + 150 } }),
     getMinimumBalanceForRentExemption: (p) => Number(svm.minimumBalanceForRentExemption(BigInt(Number(p[0] ?? 0)))),
     getFeeForMessage: () => ({ ...ctx(), value: 5000 }),
@@ -205,6 +213,10 @@ export async function startSolana(opts: { mint?: string } = {}): Promise<SolanaL
       if (cfg.encoding && cfg.encoding !== "base64") throw new RpcError(-32602, "only base64 transactions are served by the test RPC");
       const tx = decodeTx(p[0]);
       const signature = firstSignature(tx);
+      if (loseSendAnswer === "before") {
+        loseSendAnswer = "none";
+        throw new LostAnswer();
+      }
       const r = svm.sendTransaction(tx as never);
       if (r instanceof FailedTransactionMetadata) {
         const err: unknown = r.err();
@@ -215,6 +227,10 @@ export async function startSolana(opts: { mint?: string } = {}): Promise<SolanaL
         return signature;
       }
       statuses.set(signature, { slot: slot(), err: null });
+      if (loseSendAnswer === "after") {
+        loseSendAnswer = "none";
+        throw new LostAnswer();
+      }
       return signature;
     },
     getSignatureStatuses: (p) => ({
@@ -236,6 +252,7 @@ export async function startSolana(opts: { mint?: string } = {}): Promise<SolanaL
     try {
       return { jsonrpc: "2.0", id, result: await fn(Array.isArray(req.params) ? req.params : []) };
     } catch (err) {
+      if (err instanceof LostAnswer) throw err;
       const code = err instanceof RpcError ? err.code : -32603;
       return { jsonrpc: "2.0", id, error: { code, message: (err as Error).message } };
     }
@@ -249,7 +266,11 @@ export async function startSolana(opts: { mint?: string } = {}): Promise<SolanaL
       try {
         const parsed = JSON.parse(body) as unknown;
         out = Array.isArray(parsed) ? await Promise.all(parsed.map((r) => handle(r as never))) : await handle(parsed as never);
-      } catch {
+      } catch (err) {
+        if (err instanceof LostAnswer) {
+          req.socket.destroy();
+          return;
+        }
         out = { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } };
       }
       res.writeHead(200, { "content-type": "application/json" });
@@ -274,6 +295,9 @@ export async function startSolana(opts: { mint?: string } = {}): Promise<SolanaL
       return { signer, address: signer.address, secret };
     },
     fundSol,
+    loseNextSendAnswer: (executed) => {
+      loseSendAnswer = executed ? "after" : "before";
+    },
     setUsdc: async (owner, amount) => {
       svm.setAccount({
         address: asAddr(await ataOf(owner, mint)),

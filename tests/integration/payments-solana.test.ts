@@ -193,6 +193,42 @@ describe("payments on Solana (x402 exact, USDC, @x402/svm)", () => {
     expect(before.payer - (await balances()).payer).toBe(PRICE_FNG);
   });
 
+  it("a settlement whose send executed but whose answer was lost: the ledger is asked, the call is served, the payment charged once and never again", async () => {
+    const header = v2Header(req, await signedPayload(payer, req), url("/v1/fng"));
+    const before = await balances();
+    sol.loseNextSendAnswer(true);
+    const first = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(first.status, await first.clone().text()).toBe(200);
+    const receipt = decodeB64Json(first.headers.get("payment-response"));
+    expect(receipt).toMatchObject({ success: true, network: SOLANA });
+    expect(sol.transaction(String(receipt.transaction))).toEqual(expect.objectContaining({ err: null }));
+    expect(before.payer - (await balances()).payer).toBe(PRICE_FNG);
+    expect((await balances()).payTo - before.payTo).toBe(PRICE_FNG);
+
+    const again = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(again.status).toBe(402);
+    expect((await again.json()).code).toBe("payment_replayed");
+    expect(before.payer - (await balances()).payer).toBe(PRICE_FNG);
+  });
+
+  it("a settlement whose send went unanswered before reaching the ledger: 503 settlement_pending (never 402), nothing moved; the same payment is then served and charged once", async () => {
+    const header = v2Header(req, await signedPayload(payer, req), url("/v1/fng"));
+    const before = await balances();
+    sol.loseNextSendAnswer(false);
+    const first = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(first.status, await first.clone().text()).toBe(503);
+    expect(first.headers.get("retry-after")).toBeTruthy();
+    expect((await first.json()).error).toMatchObject({ code: "settlement_pending" });
+    expect(await balances()).toEqual(before);
+
+    const again = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(again.status, await again.clone().text()).toBe(200);
+    expect(before.payer - (await balances()).payer).toBe(PRICE_FNG);
+    const third = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(third.status).toBe(402);
+    expect(before.payer - (await balances()).payer).toBe(PRICE_FNG);
+  });
+
   it("the test ledger checks signatures for real: a transaction whose payer signature was altered is rejected", async () => {
     const { transaction } = await signedPayload(payer, req);
     const tx = getTransactionDecoder().decode(getBase64Encoder().encode(transaction)) as Transaction;

@@ -18,7 +18,7 @@ import { usdLabel, usdToAtomic } from "@/lib/payments/price";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
 import { svmMode, svmNetwork } from "@/lib/payments/svm/config";
-import { settleSvm, svmFeePayer, verifySvm, type SvmVerify } from "@/lib/payments/svm/facilitator";
+import { settleSvm, svmFeePayer, svmTransactionState, verifySvm, type SvmVerify } from "@/lib/payments/svm/facilitator";
 import { holdPayment } from "@/lib/payments/x402/hold";
 import { readSvmPayment, type SvmPaymentTx } from "@/lib/payments/svm/transaction";
 import type { PaymentMethod } from "@/lib/payments/methods/types";
@@ -122,6 +122,13 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput): Promise<
     req,
     verify: verifySvm,
     settle: settleSvm,
+    outcome: async (_p, _r, knownTx) => {
+      const { state, signature } = await svmTransactionState(tx.tx, knownTx);
+      return state === "landed" ? { kind: "transferred", transaction: signature } : state === "failed" ? { kind: "void" } : { kind: "unused" };
+    },
+    // @x402/svm answers a send that failed without an answer (timeout, connection) as
+    // transaction_failed with no signature: the transaction may have reached the cluster.
+    mayLand: (s) => !s.transaction && (s.errorReason ?? "").endsWith("transaction_failed"),
     refusal: (v) => refusal(v, req, tx),
   });
 }

@@ -7,7 +7,7 @@
  * last signature and pays the network fee. Every RPC request has a timeout; verify and
  * settle go through askFacilitator (timeouts, zod-checked answers).
  */
-import { createDefaultRpcTransport, createKeyPairSignerFromBytes, createSolanaRpcFromTransport, type RpcTransport } from "@solana/kit";
+import { createDefaultRpcTransport, createKeyPairSignerFromBytes, createSolanaRpcFromTransport, getBase58Decoder, getCompiledTransactionMessageDecoder, signBytes, type Blockhash, type RpcTransport, type Signature, type Transaction } from "@solana/kit";
 import type { FacilitatorClient } from "@x402/core/server";
 import { remoteFacilitatorClient } from "@/lib/payments/x402/remote";
 import { x402Facilitator } from "@x402/core/facilitator";
@@ -92,4 +92,38 @@ export function verifySvm(payload: PaymentPayload, req: PaymentRequirements): Pr
 
 export function settleSvm(payload: PaymentPayload, req: PaymentRequirements): Promise<SvmSettle> {
   return askFacilitator("settle", SettleAnswer, client(), (f) => f.settle(payload, req), req.network);
+}
+
+/**
+ * What the ledger says about a payment transaction: "landed" (executed successfully and
+ * confirmed), "failed" (executed and failed, or it can never land because its blockhash
+ * expired), "absent" (not seen and still able to land). Throws when it cannot tell (no
+ * RPC, no known signature, only processed so far, or the node did not answer).
+ *
+ * The transaction's id is its first signature, the fee payer's. In-process, that key is
+ * ours and Ed25519 signatures are deterministic, so the id is known before (and whether
+ * or not) the facilitator sent it; with a remote facilitator only the signature it
+ * reported (`knownSignature`) can be looked up.
+ */
+export async function svmTransactionState(tx: Transaction, knownSignature: string | null): Promise<{ state: "landed" | "failed" | "absent"; signature: string }> {
+  const rpcUrl = env().SOLANA_RPC_URL;
+  if (!rpcUrl) throw new Error("no SOLANA_RPC_URL to read the payment's outcome from");
+  let signature = knownSignature;
+  const key = svmMode() === "local" ? localFeePayer() : null;
+  if (!signature && key) {
+    const signer = await createKeyPairSignerFromBytes(key.bytes);
+    signature = getBase58Decoder().decode(await signBytes(signer.keyPair.privateKey, tx.messageBytes));
+  }
+  if (!signature) throw new Error("the payment's transaction signature is not known");
+  const rpc = rpcWithTimeout(rpcUrl);
+  const { value } = await rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send();
+  const status = value[0];
+  if (status) {
+    if (status.err) return { state: "failed", signature };
+    if (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized") return { state: "landed", signature };
+    throw new Error(`transaction ${signature} is only ${status.confirmationStatus ?? "processed"} so far`);
+  }
+  const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+  const valid = await rpc.isBlockhashValid(message.lifetimeToken as Blockhash, { commitment: "confirmed" }).send();
+  return { state: valid.value ? "absent" : "failed", signature };
 }

@@ -34,8 +34,17 @@ export interface HoldInput {
   req: PaymentRequirements;
   verify(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedVerify>;
   settle(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle>;
-  /** Reads the payment's outcome on chain (used after an unknown or refused settlement). */
-  outcome?(payload: PaymentPayload, req: PaymentRequirements): Promise<PaymentOutcome>;
+  /**
+   * Reads the payment's outcome on chain (used after an unknown or refused settlement);
+   * `knownTx` is the transaction an earlier attempt reported, if any.
+   */
+  outcome?(payload: PaymentPayload, req: PaymentRequirements, knownTx: string | null): Promise<PaymentOutcome>;
+  /**
+   * Whether a refused settlement's transaction may still land (its send went unanswered,
+   * its confirmation timed out): then the outcome is unknown, never the payer's failure.
+   * A `settlement_pending` answer always counts as such.
+   */
+  mayLand?(s: CheckedSettle): boolean;
   /** Plain-language reason for a refusal (network-specific codes). */
   refusal?(v: CheckedVerify): string;
   /** Plain-language reason for a refused settlement. */
@@ -77,10 +86,10 @@ function deferred(lockId: string, err: NotSentError): ApiError {
   );
 }
 
-async function askOutcome(o: HoldInput): Promise<PaymentOutcome | null> {
+async function askOutcome(o: HoldInput, knownTx: string | null): Promise<PaymentOutcome | null> {
   if (!o.outcome) return null;
   try {
-    return await o.outcome(o.payload, o.req);
+    return await o.outcome(o.payload, o.req, knownTx || null);
   } catch (err) {
     log.warn("payment.outcome_unreadable", { network: o.req.network, message: (err as Error).message });
     return null;
@@ -107,7 +116,7 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
     // A payment presented again after an unknown outcome no longer verifies once its
     // transfer has happened: the chain says so, and the call is served without paying twice.
     if (lock.reclaimed && o.outcome) {
-      const out = await askOutcome(o);
+      const out = await askOutcome(o, lock.reclaimed?.txHash ?? null);
       log.info("payment.retry_outcome", { paymentId: lock.id, outcome: out?.kind ?? "unreadable", reason: v.invalidReason });
       if (out?.kind === "transferred") return grant(o, lock, () => Promise.resolve({ success: true, transaction: out.transaction ?? lock.reclaimed?.txHash ?? "", network: o.req.network, payer: o.payer ?? undefined }));
       if (out === null) {
@@ -158,9 +167,14 @@ function grant(o: HoldInput, lock: PaymentLock, settle: () => Promise<CheckedSet
         // made by an earlier attempt of this very payment (or by anyone holding it): it is
         // paid when the chain shows that very transfer (outcome checks recipient and
         // amount; the payer spending the nonce elsewhere makes it void).
-        const out = await askOutcome(o);
+        const out = await askOutcome(o, s.transaction || lock.reclaimed?.txHash || null);
         if (out?.kind === "transferred") {
           s = { ...s, success: true, transaction: out.transaction ?? s.transaction };
+        } else if (out?.kind !== "void" && (s.errorReason === "settlement_pending" || o.mayLand?.(s))) {
+          // Sent, or maybe sent, and not known to have failed: the transfer may still land.
+          await markUnknown(lock, s.errorReason ?? "settlement outcome unknown", s.transaction || null);
+          log.error("payment.settle_unknown", { paymentId: lock.id, network: o.req.network, transaction: s.transaction || null, message: s.errorMessage ?? s.errorReason ?? "" });
+          throw pending(lock.id, `the facilitator answered ${s.errorReason ?? "a failure"} for a transaction that may still land`);
         } else if (out === null && lock.reclaimed) {
           // An earlier attempt's transfer may still land and the chain could not be asked.
           await markUnknown(lock, s.errorReason ?? "settlement refused", s.transaction || null);
