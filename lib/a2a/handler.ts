@@ -14,8 +14,17 @@ import { processState } from "@/lib/process-state";
 import { paymentMethodsVersion } from "@/lib/payments/methods/registry";
 
 class ServiceRequestHandler extends DefaultRequestHandler {
+  /**
+   * Always answered when the task has finished: `configuration.blocking: false` would
+   * return the submitted task and go on in the background, where a paid call would settle
+   * the payment and keep its result (a bundle token shown once) only in this process's
+   * task store, out of reach of another instance, and frozen mid-settlement on a
+   * serverless platform. Every skill finishes within the request (a product call, at
+   * most a settlement), so the client just gets the final task at once.
+   */
   override async sendMessage(params: MessageSendParams, context?: ServerCallContext): Promise<Message | Task> {
     checkMessage(params);
+    if (params.configuration?.blocking === false) params = { ...params, configuration: { ...params.configuration, blocking: true } };
     const result = await super.sendMessage(params, context);
     return result.kind === "task" ? redactTask(result) : result;
   }

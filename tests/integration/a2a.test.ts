@@ -142,6 +142,19 @@ describe("A2A free skills", () => {
   });
 });
 
+describe("A2A non-blocking requests", () => {
+  it("configuration.blocking=false still answers the finished task (the call, its charge and its result happen within the request, on both bindings)", async () => {
+    const key = (await fx.json("/v1/free-key")).body.api_key as string;
+    for (const client of [rest, rpc]) {
+      const params = { ...message({ skill: "fng", metadata: { api_key: key } }), configuration: { blocking: false } };
+      const t = await send(client, params);
+      expect(t.status.state, JSON.stringify(t.status)).toBe("completed");
+      expect(FNG.output.safeParse(artifactData(t)).success).toBe(true);
+      expect(meta(t)["echo.access"]).toMatchObject({ credential: "api_key", receipt_id: expect.any(String) });
+    }
+  });
+});
+
 describe("A2A x402 payments", () => {
   it("input-required carries the same offers as the HTTP 402; a signed payload completes the task with the artifact and the receipt; the payer pays exactly the price", async () => {
     const first = await send(rest, message({ skill: "fng" }));
