@@ -160,9 +160,17 @@ export class KeySender {
     return guarded;
   }
 
-  /** The gas limit of a contract call: estimated once per function, 50 % margin. */
+  /**
+   * The gas limit of a contract call, 50 % margin: estimated once per function, except for
+   * calls carrying dynamic bytes (a contract wallet's ERC-1271 / ERC-6492 signature), whose
+   * cost depends on the wallet that checks them; one shared limit would let a cheap
+   * wallet's estimate starve a costlier wallet's transfer, which would then revert out of
+   * gas at our expense on every retry.
+   */
   async gasFor(a: { address: Hex; abi: unknown; functionName: string; args?: readonly unknown[] }, estimate: () => Promise<bigint>): Promise<bigint> {
-    const key = `${a.address.toLowerCase()}:${a.functionName}:${Array.isArray(a.args) ? a.args.length : 0}`;
+    const args = Array.isArray(a.args) ? a.args : [];
+    if (args.some((v) => typeof v === "string" && /^0x/i.test(v) && v.length > 66)) return ((await estimate()) * 3n) / 2n;
+    const key = `${a.address.toLowerCase()}:${a.functionName}:${args.length}`;
     const known = this.gasLimits.get(key);
     if (known) return known;
     const limit = ((await estimate()) * 3n) / 2n;
