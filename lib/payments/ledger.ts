@@ -122,6 +122,18 @@ export async function markUnknown(lock: PaymentLock, error: string, txHash: stri
     .catch((err: unknown) => log.error("payment.mark_failed", { paymentId: lock.id, status: "unknown", message: (err as Error).message }));
 }
 
+/**
+ * When a payment whose settlement outcome is still unknown was first accepted (seconds
+ * since the epoch), or null when there is no such row. A retry of that payment is judged
+ * as of then: its quote or time bounds may have run out while the outcome was unknown,
+ * and the transfer may have been applied meanwhile.
+ */
+export async function unknownSince(network: string, reference: string): Promise<number | null> {
+  const h = await getDbHandle();
+  const rows = await h.query<{ since: string | number }>(`SELECT extract(epoch FROM created_at) AS since FROM payments WHERE network = $1 AND reference = $2 AND status = 'unknown'`, [network, reference]);
+  return rows[0] ? Math.floor(Number(rows[0].since)) : null;
+}
+
 /** Puts a reclaimed row back to "unknown" when the retry itself could not decide. */
 export async function releaseLock(lock: PaymentLock): Promise<void> {
   if (!lock.reclaimed) return unlockPayment(lock);

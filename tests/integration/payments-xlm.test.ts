@@ -353,9 +353,30 @@ for (const mode of MODES) {
     describe("quote expiry", () => {
       let short: Fixture;
       beforeAll(async () => {
-        short = await startFixture({ env: { ...mode.env(), STELLAR_PAY_TO_ADDRESS: payee.publicKey(), CACHE_DISABLED: "1", XLM_QUOTE_TTL_SECONDS: "2" } });
+        short = await startFixture({ env: { ...mode.env(), STELLAR_PAY_TO_ADDRESS: payee.publicKey(), CACHE_DISABLED: "1", XLM_QUOTE_TTL_SECONDS: "2", PAYMENT_TIMEOUT_MS: String(PAYMENT_TIMEOUT_MS) } });
       });
       afterAll(async () => short?.close());
+
+      it("a payment accepted while its quote was valid, whose outcome was unknown, is still served once after the quote expired", async () => {
+        const o: XlmOffer = (await short.json("/v1/fng")).body.xlm;
+        const expiry = Date.parse(o.expires_at);
+        const h = header(o, signPayment(o, { maxTime: Math.floor(expiry / 1000) + 60 }));
+        const paid = () => stellarLedger(short.sim.world).payments.filter((p) => p.to === payee.publicKey());
+        const applied = paid().length;
+        const first = await duringHorizonFault(short, { mode: "error", status: 504, pathPrefix: "/transactions" }, () => short.get("/v1/fng", { headers: { "X-PAYMENT": h } }));
+        expect(first.status, await first.clone().text()).toBe(503);
+        expect((await first.json()).error.code).toBe("settlement_pending");
+        await new Promise((r) => setTimeout(r, Math.max(0, expiry - Date.now()) + 1_100));
+        const again = await short.get("/v1/fng", { headers: { "X-PAYMENT": h } });
+        expect(again.status, await again.clone().text()).toBe(200);
+        expect(receiptOf(again)).not.toBeNull();
+        expect(paid()).toHaveLength(applied + 1);
+        // Refused from now on (its quote has expired, and it is settled).
+        const third = await short.json("/v1/fng", { headers: { "X-PAYMENT": h } });
+        expect(third.status).toBe(402);
+        expect(["payment_replayed", "payment_invalid"]).toContain(third.body.code);
+        expect(paid()).toHaveLength(applied + 1);
+      });
 
       it("refuses a payment made for an expired quote, runs no handler and submits nothing", async () => {
         const res402 = await short.json("/v1/fng");

@@ -13,7 +13,7 @@ import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { processState } from "@/lib/process-state";
-import { lockPayment, markFailed, markUnknown, recordSettlement, releaseLock } from "@/lib/payments/ledger";
+import { lockPayment, markFailed, markUnknown, recordSettlement, releaseLock, unknownSince } from "@/lib/payments/ledger";
 import type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
 import type { DecodedPayment } from "@/lib/payments/x402/codec";
 import { XLM_SCHEME, stellarNetworkId, xlmOffer, xlmUsdRate, type XlmOffer } from "@/lib/payments/xlm/quote";
@@ -35,8 +35,12 @@ async function rateFor(ctx: PriceContext): Promise<number | null> {
 }
 
 async function authorize(decoded: DecodedPayment, input: PaymentInput): Promise<AuthorizedPayment> {
-  const v = await verifyXlmPayment(decoded.payload, input.product, input.surface);
   const network = stellarNetworkId(env().STELLAR_NETWORK_PASSPHRASE);
+  // A payment left with an unknown outcome is judged as of when it was first accepted:
+  // its quote may have expired while Horizon was silent, and it may have been applied.
+  const reference = xlmPaymentHash(decoded.payload);
+  const since = reference ? await unknownSince(network, reference) : null;
+  const v = await verifyXlmPayment(decoded.payload, input.product, input.surface, since ?? undefined);
   // Locked by the INNER transaction's hash: re-wrapping the same signed payment in a new
   // fee bump changes the envelope's hash but not this one, so it is refused as a replay.
   const lock = await lockPayment({
