@@ -6,10 +6,7 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1
 COPY package.json package-lock.json ./
-COPY scripts ./scripts
-COPY prisma ./prisma
-COPY prisma.config.ts ./
-# postinstall generates the Prisma client into lib/generated (no engine download).
+# The Prisma client is committed (lib/generated/prisma): the install runs no generator.
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN node scripts/standalone.mjs
