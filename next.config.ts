@@ -37,7 +37,8 @@ const config: NextConfig = {
   async rewrites() {
     return {
       // Agents asking for JSON at "/" get the service info; browsers get the home page.
-      // Both answers carry `Vary: Accept`, added by the server (lib/server/main.ts) because
+      // Both answers carry `Vary: Accept`, added by a hook on Node's HTTP server that
+      // instrumentation.ts installs in every shape (lib/server/vary-accept.ts), because
       // Next replaces the Vary header of page responses after these rules run.
       beforeFiles: [
         {
