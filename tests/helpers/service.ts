@@ -30,6 +30,8 @@ export interface ServiceOptions {
   persistent?: boolean;
   timeoutMs?: number;
   entry?: "server" | "next-start" | "standalone";
+  /** With entry "standalone": an assembled standalone folder to run (a copy of it), instead of this checkout's. */
+  standaloneDir?: string;
   /** Extra Node.js flags for the service process (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
   nodeArgs?: string[];
 }
@@ -61,11 +63,12 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
     // server.js reads PORT with `|| 3000`, so 0 would mean 3000: hand it a free port.
     const { assembleStandalone } = await import("../../scripts/standalone.mjs");
     Object.assign(env, { PORT: String(await freePort()), HOSTNAME: "127.0.0.1" });
+    const folder = opts.standaloneDir ?? assembleStandalone();
     // Run a copy of the folder from elsewhere, as the container's runtime stage holds it:
     // anything it still reads from the checkout (a file tracing missed, the repository's
     // node_modules) fails here instead of working by accident.
     copy = mkdtempSync(join(tmpdir(), "echo-standalone-"));
-    cpSync(assembleStandalone(), copy, { recursive: true, verbatimSymlinks: true });
+    cpSync(folder, copy, { recursive: true, verbatimSymlinks: true });
     cwd = copy;
     args = [join(copy, "serve.js")];
   } else {
