@@ -65,7 +65,7 @@ export function installVaryAccept(): void {
       const [req, res] = args as [IncomingMessage, ServerResponse];
       if (negotiatesOnAccept(req.url)) varyOn(res, "Accept");
     }
-    return emit.call(this, event, ...args);
+    return (emit as (this: http.Server, ...a: unknown[]) => boolean).call(this, event, ...args);
   } as typeof proto.emit;
   proto[INSTALLED] = true;
 }
