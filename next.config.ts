@@ -11,7 +11,12 @@ const config: NextConfig = {
   // Read at run time from disk, so tracing cannot see them: the SQL migrations applied
   // on start (lib/db/migrate.ts).
   outputFileTracingIncludes: { "/**": ["./prisma/migrations/**/*"] },
+  outputFileTracingExcludes: { "*": ["**/node_modules/sharp/**/*", "**/node_modules/@img/**/*"] },
   reactStrictMode: true,
+  // No page uses next/image: the optimizer is off, and sharp with its libvips (about
+  // 20 MB), which Next traces into the standalone folder for it whatever this setting
+  // says, is left out ("*" matches the server's own trace, where Next 16 adds it).
+  images: { unoptimized: true },
   // `npm test` type-checks the whole project first (tsc --noEmit); the build does not
   // repeat it, which keeps `npm start`'s first build short.
   typescript: { ignoreBuildErrors: true },
@@ -37,7 +42,8 @@ const config: NextConfig = {
   async rewrites() {
     return {
       // Agents asking for JSON at "/" get the service info; browsers get the home page.
-      // Both answers carry `Vary: Accept`, added by the server (lib/server/main.ts) because
+      // Both answers carry `Vary: Accept`, added by a hook on Node's HTTP server that
+      // instrumentation.ts installs in every shape (lib/server/vary-accept.ts), because
       // Next replaces the Vary header of page responses after these rules run.
       beforeFiles: [
         {

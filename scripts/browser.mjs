@@ -2,7 +2,7 @@
 // so `npm test` fails in its first seconds (not after minutes of other suites) when no
 // browser can be had. Order: CHROMIUM_PATH, a system Chromium/Chrome, Playwright's own
 // download cache; then Debian's package (as root with apt-get), then Playwright's
-// download (needs its CDN).
+// download (needs its CDN). Playwright itself is the tests/browser package's.
 import { spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -25,9 +25,10 @@ function onPath(name) {
   return null;
 }
 
-function playwrightCache(root) {
+/** Chromium in Playwright's download cache (~/.cache/ms-playwright), as the installed playwright-core names it. */
+function playwrightCache(browserDir) {
   try {
-    const { chromium } = createRequire(join(root, "package.json"))("playwright-core");
+    const { chromium } = createRequire(join(browserDir, "package.json"))("playwright-core");
     const p = chromium.executablePath();
     return p && existsSync(p) ? p : null;
   } catch {
@@ -35,31 +36,31 @@ function playwrightCache(root) {
   }
 }
 
-/** Path of a usable Chromium, or null. */
-export function findBrowser(root) {
+/** Path of a usable Chromium, or null. `browserDir`: the tests/browser package (with its node_modules). */
+export function findBrowser(browserDir) {
   const env = process.env.CHROMIUM_PATH;
   if (env) return executable(env) ? env : null;
-  return SYSTEM.find(executable) ?? ON_PATH.map(onPath).find(Boolean) ?? playwrightCache(root);
+  return SYSTEM.find(executable) ?? ON_PATH.map(onPath).find(Boolean) ?? playwrightCache(browserDir);
 }
 
 const run = (cmd, args, extraEnv = {}) => spawnSync(cmd, args, { stdio: "inherit", env: { ...process.env, ...extraEnv } }).status === 0;
 
 /** Finds a browser or installs one; returns its path, or null with the reason printed. */
-export function ensureBrowser(root) {
+export function ensureBrowser(browserDir) {
   if (process.env.CHROMIUM_PATH && !executable(process.env.CHROMIUM_PATH)) {
     console.error(`CHROMIUM_PATH=${process.env.CHROMIUM_PATH} is not an executable file.`);
     return null;
   }
-  let found = findBrowser(root);
+  let found = findBrowser(browserDir);
   if (found) return found;
-  const root_ = typeof process.getuid === "function" && process.getuid() === 0;
-  if (root_ && onPath("apt-get")) {
+  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  if (isRoot && onPath("apt-get")) {
     console.log("no Chromium found: installing Debian's chromium (apt-get)...");
     const env = { DEBIAN_FRONTEND: "noninteractive" };
-    if (run("apt-get", ["update", "-qq"], env) && run("apt-get", ["install", "-y", "-qq", "chromium", "fonts-liberation"], env)) found = findBrowser(root);
+    if (run("apt-get", ["update", "-qq"], env) && run("apt-get", ["install", "-y", "-qq", "chromium", "fonts-liberation"], env)) found = findBrowser(browserDir);
     if (found) return found;
   }
-  console.log("no Chromium found: trying Playwright's download (npx playwright install chromium)...");
-  if (run(process.execPath, [join(root, "node_modules/@playwright/test/cli.js"), "install", "chromium"], { PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "" })) found = findBrowser(root);
+  console.log("no Chromium found: trying Playwright's download (playwright install chromium)...");
+  if (run(process.execPath, [join(browserDir, "node_modules/@playwright/test/cli.js"), "install", "chromium"], { PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "" })) found = findBrowser(browserDir);
   return found;
 }

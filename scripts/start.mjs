@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const SOURCES = ["app", "lib", "public", "prisma", "next.config.ts", "package.json", "tsconfig.json"];
+const SOURCES = ["app", "lib", "public", "prisma", "instrumentation.ts", "next.config.ts", "package.json", "tsconfig.json"];
 const SKIP = new Set(["node_modules", ".next", "generated", "data"]);
 const isBuildDir = (name) => name === ".next" || name.startsWith(".next-");
 

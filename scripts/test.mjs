@@ -1,14 +1,12 @@
-// `npm test`: set-up first (the test-only client package, a browser), then type-check,
+// `npm test`: set-up first (the side packages the tests use, a browser), then type-check,
 // unit and integration tests (vitest; the integration project builds the app once), then
 // the browser tests (Playwright). A missing browser fails here, in the first seconds,
 // with one instruction, instead of after the other suites.
 import { spawnSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { ensureBrowser } from "./browser.mjs";
+import { ensureSidePackage, root } from "./side-package.mjs";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
 const bin = (name) => join(root, "node_modules/.bin", name);
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1" };
 
@@ -20,28 +18,28 @@ function run(label, cmd, args, cwd = root) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
-// Test-only clients (x402 v1's x402-fetch and its wallet SDKs) live in their own package
-// so a production install never contains them; (re)install it when its lockfile moved.
-const clients = join(root, "tests/clients");
-const installed = join(clients, "node_modules/.package-lock.json");
-if (!existsSync(installed) || statSync(installed).mtimeMs < statSync(join(clients, "package-lock.json")).mtimeMs) {
-  run("test clients (npm ci in tests/clients)", "npm", ["ci", "--no-audit", "--no-fund"], clients);
-}
-
+// Packages the tests need that must never enter the service's install, each with its own
+// lockfile (scripts/side-package.mjs): Playwright (tests/browser), x402 v1's x402-fetch and
+// its wallet SDKs (tests/clients), the Prisma CLI (tools/, for the generated-client check).
+// The type-check covers files importing all three. The browser package comes first, so a
+// machine without a usable browser stops right here.
+const browserDir = ensureSidePackage("tests/browser");
 const only = process.argv.slice(2);
-const browserTests = only.length === 0 && existsSync(join(root, "playwright.config.ts"));
+const browserTests = only.length === 0;
 if (browserTests) {
-  const chromium = ensureBrowser(root);
+  const chromium = ensureBrowser(browserDir);
   if (!chromium) {
     console.error(
-      "\nnpm test needs Chromium for the browser tests and could not install one. Install it (Debian/Ubuntu: `sudo apt-get install chromium`; elsewhere: `npx playwright install chromium`) or point CHROMIUM_PATH at a Chrome/Chromium binary, then run npm test again.",
+      "\nnpm test needs Chromium for the browser tests and could not install one. Install it (Debian/Ubuntu: `sudo apt-get install chromium`; elsewhere: `npx playwright install chromium` in tests/browser) or point CHROMIUM_PATH at a Chrome/Chromium binary, then run npm test again.",
     );
     process.exit(1);
   }
   env.CHROMIUM_PATH = chromium;
   console.log(`browser: ${chromium}`);
 }
+ensureSidePackage("tests/clients");
+ensureSidePackage("tools");
 
 run("typecheck", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]);
 run("vitest", bin("vitest"), ["run", ...only]);
-if (browserTests) run("playwright", bin("playwright"), ["test"]);
+if (browserTests) run("playwright", join(browserDir, "node_modules/.bin/playwright"), ["test", "--config", join(browserDir, "playwright.config.ts")], browserDir);

@@ -143,7 +143,7 @@ export const CONFIG_DOCS: Record<keyof Env, string> = {
   REDIS_KEY_PREFIX: "Prefix of every Redis key this service writes (separates deployments sharing one Redis).",
   UPSTASH_REDIS_REST_URL: "Upstash REST Redis URL (with UPSTASH_REDIS_REST_TOKEN): rate limits use it through @upstash/redis when REDIS_URL is unset (serverless: HTTP per command, no connection to hold).",
   UPSTASH_REDIS_REST_TOKEN: "Token of UPSTASH_REDIS_REST_URL.",
-  DATABASE_POOL_MAX: "Connections each instance's PostgreSQL pool may open (serverless: 1-2 per instance, behind a pooler such as PgBouncer in transaction mode).",
+  DATABASE_POOL_MAX: "Connections each instance's PostgreSQL pool may open (default 10; N instances open up to N times this; serverless: 1-2 per instance, behind a pooler such as PgBouncer in transaction mode).",
   UPSTREAM_MODE: "`live` (public APIs) or `simulated` (starts the offline upstream simulator on a loopback port).",
   UPSTREAM_TIMEOUT_MS: "Timeout of each upstream request.",
   SIM_SEED: "Seed of the offline simulator's market data.",

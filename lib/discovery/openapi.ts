@@ -164,7 +164,7 @@ const FREE_DETAILS: Record<string, (e: FreeEndpoint) => Json> = {
   "/health/ready": () => ({
     responses: {
       "200": { description: "The database answers.", content: json({ type: "object", required: ["status"], properties: { status: { const: "ready" } } }) },
-      "503": { description: "The database does not answer.", content: json({ type: "object", required: ["status"], properties: { status: { const: "not_ready" } } }) },
+      "503": { description: "The database does not answer.", headers: { "Retry-After": ref("headers", "RetryAfter") }, content: json({ type: "object", required: ["status"], properties: { status: { const: "not_ready" } } }) },
     },
   }),
   "/v1/usage": () => ({
@@ -179,7 +179,7 @@ const FREE_DETAILS: Record<string, (e: FreeEndpoint) => Json> = {
   "/health": () => ({
     responses: {
       "200": { description: "Database reachable; upstream status (status ok or degraded).", content: json({ type: "object", required: ["status"], properties: { status: { type: "string", enum: ["ok", "degraded", "down"] } } }) },
-      "503": { description: "The database is down (status down).", content: json({ type: "object" }) },
+      "503": { description: "The database is down (status down).", headers: { "Retry-After": ref("headers", "RetryAfter") }, content: json({ type: "object" }) },
     },
   }),
   "/v1/bundles/debug": () => ({

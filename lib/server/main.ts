@@ -22,24 +22,9 @@ import { log } from "@/lib/log";
 import { peekProcessState } from "@/lib/process-state";
 import { toApiError } from "@/lib/errors";
 import { hardenServer } from "@/lib/server/client-error";
+import { installVaryAccept } from "@/lib/server/vary-accept";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-
-/**
- * Adds `field` to the response's Vary header just before the head is written. "/" serves
- * the home page or the service-info JSON depending on Accept (the rewrite in
- * next.config.ts), so caches must key on Accept; Next's page renderer replaces the Vary
- * header of every page response, so a `headers()` rule in next.config.ts cannot add it.
- */
-function varyOn(res: ServerResponse, field: string): void {
-  const writeHead = res.writeHead;
-  res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse["writeHead"]>) {
-    const current = String(this.getHeader("vary") ?? "");
-    const fields = current.split(",").map((f) => f.trim().toLowerCase());
-    if (!fields.includes(field.toLowerCase())) this.setHeader("Vary", current ? `${current}, ${field}` : field);
-    return writeHead.apply(this, args);
-  } as ServerResponse["writeHead"];
-}
 
 async function main(): Promise<void> {
   process.env.NEXT_TELEMETRY_DISABLED = "1";
@@ -56,6 +41,9 @@ async function main(): Promise<void> {
     log.info("simulator.started", { url: sim.url });
   }
 
+  // Vary: Accept on "/" (instrumentation.ts installs the same hook in every shape; here it
+  // is in place before the first request whatever Next's start-up order).
+  installVaryAccept();
   const app = next({ dev: false, dir: root, hostname: cfg.HOST, port: cfg.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
@@ -63,7 +51,6 @@ async function main(): Promise<void> {
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     stampClientIp(req);
-    if (req.url === "/" || req.url?.startsWith("/?")) varyOn(res, "Accept");
     handle(req, res).catch((err: unknown) => {
       // Last resort (routes answer their own errors): the same 503 as errorResponse.
       const known = toApiError(err, { where: "server" });

@@ -4,10 +4,11 @@
  * the same build under plain `next start` instead (what a platform deploy or someone
  * skipping `npm start` gets: no custom server in front of the routes); `entry:
  * "standalone"` runs the standalone folder's entry, serve.js (Next's server.js with the
- * service's JSON client-error answers, lib/server/standalone.ts), as the container does.
+ * service's JSON client-error answers, lib/server/standalone.ts), as the container does,
+ * from a temporary copy of the standalone folder.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,6 +30,8 @@ export interface ServiceOptions {
   persistent?: boolean;
   timeoutMs?: number;
   entry?: "server" | "next-start" | "standalone";
+  /** With entry "standalone": an assembled standalone folder to run (a copy of it), instead of this checkout's. */
+  standaloneDir?: string;
   /** Extra Node.js flags for the service process (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
   nodeArgs?: string[];
 }
@@ -54,11 +57,20 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
   });
   if (!opts.env?.DATA_DIR) env.DATA_DIR = dataDir;
   let args: string[];
+  let cwd = root;
+  let copy: string | undefined;
   if (opts.entry === "standalone") {
     // server.js reads PORT with `|| 3000`, so 0 would mean 3000: hand it a free port.
     const { assembleStandalone } = await import("../../scripts/standalone.mjs");
     Object.assign(env, { PORT: String(await freePort()), HOSTNAME: "127.0.0.1" });
-    args = [join(assembleStandalone(), "serve.js")];
+    const folder = opts.standaloneDir ?? assembleStandalone();
+    // Run a copy of the folder from elsewhere, as the container's runtime stage holds it:
+    // anything it still reads from the checkout (a file tracing missed, the repository's
+    // node_modules) fails here instead of working by accident.
+    copy = mkdtempSync(join(tmpdir(), "echo-standalone-"));
+    cpSync(folder, copy, { recursive: true, verbatimSymlinks: true });
+    cwd = copy;
+    args = [join(copy, "serve.js")];
   } else {
     args =
       opts.entry === "next-start"
@@ -66,7 +78,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
         : ["--import", "tsx", join(root, "lib/server/main.ts")];
   }
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...args], {
-    cwd: root,
+    cwd,
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -78,7 +90,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
   child.stdout!.on("data", onData);
   child.stderr!.on("data", onData);
 
-  const url = await new Promise<string>((resolve, reject) => {
+  const ready = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       // A service that never got ready would outlive the test run otherwise.
       child.kill("SIGKILL");
@@ -100,6 +112,10 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
       reject(new Error(`service exited with ${code} before it was ready:\n${out.slice(-4000)}`));
     });
   });
+  const url = await ready.catch((err: unknown) => {
+    if (copy) rmSync(copy, { recursive: true, force: true });
+    throw err;
+  });
   return {
     url,
     port: Number(new URL(url).port),
@@ -113,6 +129,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
         if (child.exitCode === null) child.kill("SIGKILL");
       }
       if (opts.persistent) rmSync(dataDir, { recursive: true, force: true });
+      if (copy) rmSync(copy, { recursive: true, force: true });
     },
   };
 }

@@ -83,30 +83,35 @@ for (const entry of ["standalone", "next-start"] as const) {
       }
     });
 
-    it.runIf(entry === "standalone")("ships under 500 MB with no build, test or dev tool in its node_modules", () => {
+    it.runIf(entry === "standalone")("ships under 500 MB with no build, test or dev tool (nor the image optimizer's sharp) in its node_modules", () => {
       const out = join(process.cwd(), process.env.NEXT_DIST_DIR || ".next", "standalone");
       const bytes = (dir: string): number =>
         readdirSync(dir, { withFileTypes: true }).reduce((sum, e) => sum + (e.isDirectory() ? bytes(join(dir, e.name)) : e.isFile() ? statSync(join(dir, e.name)).size : 0), 0);
       const mb = bytes(out) / 1e6;
       console.log(`standalone folder: ${mb.toFixed(1)} MB`);
       expect(mb).toBeLessThan(500);
-      for (const tool of ["typescript", "prisma", "@playwright", "playwright-core", "hardhat", "vitest", "x402-fetch", "@next/swc-linux-x64-gnu", "tsx", "esbuild"]) {
+      for (const tool of ["typescript", "prisma", "@playwright", "playwright-core", "hardhat", "vitest", "x402-fetch", "@next/swc-linux-x64-gnu", "tsx", "esbuild", "sharp", "@img"]) {
         expect(existsSync(join(out, "node_modules", tool)), tool).toBe(false);
       }
     });
 
-    it("'/' answers JSON with Vary: Accept, and HTML that no cache stores (Next sets every page's Vary itself)", async () => {
+    it("'/' answers JSON and HTML by Accept, both with Vary: Accept (instrumentation.ts, no custom server needed)", async () => {
+      const varies = (r: Response) => r.headers.get("vary")?.toLowerCase().split(/\s*,\s*/) ?? [];
       const json = await fx.get("/", { headers: { Accept: "application/json" } });
       expect(json.status).toBe(200);
       expect(json.headers.get("content-type")).toMatch(/^application\/json/);
-      expect(json.headers.get("vary")?.toLowerCase().split(/\s*,\s*/)).toContain("accept");
-      // Next 16 replaces the Vary header of every App Router page (res.setHeader before
-      // rendering, after next.config headers and the proxy), so the HTML variant cannot
-      // name Accept here; it is never stored (no-store), so no cache can serve it for JSON.
+      expect(varies(json)).toContain("accept");
+      // Next sets every App Router page's Vary itself, after next.config headers and the
+      // proxy; the hook on Node's HTTP server adds Accept to what Next set.
       const html = await fx.get("/", { headers: { Accept: "text/html" } });
       expect(html.status).toBe(200);
       expect(html.headers.get("content-type")).toMatch(/^text\/html/);
-      expect(html.headers.get("cache-control")).toMatch(/no-store/);
+      expect(varies(html)).toContain("accept");
+      expect(varies(html)).toContain("rsc");
+      // Other pages keep Next's Vary untouched.
+      const catalog = await fx.get("/catalog", { headers: { Accept: "text/html" } });
+      expect(catalog.status).toBe(200);
+      expect(varies(catalog)).not.toContain("accept");
     });
 
     // The container's entry (serve.js) answers what Node's parser rejects in the JSON error

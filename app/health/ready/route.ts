@@ -9,7 +9,11 @@ export const dynamic = "force-dynamic";
 export async function GET(): Promise<Response> {
   // The first call opens the database and applies migrations, which may take a while.
   const database = await databaseStatus(30_000);
-  return jsonResponse({ status: database.ok ? "ready" : "not_ready", database }, { status: database.ok ? 200 : 503, headers: { "Cache-Control": "no-store" } });
+  // Not ready: a 503 with Retry-After like /health's "down" and every other 503 here.
+  return jsonResponse(
+    { status: database.ok ? "ready" : "not_ready", database },
+    { status: database.ok ? 200 : 503, headers: { "Cache-Control": "no-store", ...(database.ok ? {} : { "Retry-After": "10" }) } },
+  );
 }
 
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods(["GET"]);

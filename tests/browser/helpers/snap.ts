@@ -5,9 +5,13 @@
  * responsive-layout test.
  */
 import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { expect, type Page, type TestInfo } from "@playwright/test";
 import type { DeviceName } from "./devices";
+
+/** The project root (this file is tests/browser/helpers/snap.ts). */
+const root = fileURLToPath(new URL("../../..", import.meta.url));
 
 /**
  * Elements whose content is wider than their box, other than the ones built to scroll:
@@ -58,7 +62,6 @@ export async function expectFitsWidth(page: Page): Promise<void> {
 
 export async function snap(page: Page, info: TestInfo, name: string, device: DeviceName | string = info.project.name): Promise<string> {
   await expectFitsWidth(page);
-  const root = info.config.configFile ? dirname(info.config.configFile) : process.cwd();
   const dir = join(root, "artifacts", "screenshots");
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${name}-${device}.png`);

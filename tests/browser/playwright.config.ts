@@ -1,5 +1,7 @@
 /**
- * Browser tests of the web pages in Debian's Chromium (no browser download). The global
+ * Browser tests of the web pages in a system Chromium (Debian's by default; CHROMIUM_PATH,
+ * which scripts/test.mjs sets to the browser it found or installed). Playwright lives in
+ * this folder's own package (package.json here), out of the service's install. The global
  * setup builds the app when stale, starts a local chain (chain id 8453, EIP-3009 USDC)
  * and the real service configured to take payments on it; tests reach it through the
  * `baseURL` fixture. Functional tests run at desktop width (the flows whose result pages
@@ -7,14 +9,18 @@
  * and phone widths. Screenshots: artifacts/screenshots/<page>[-<state>]-<desktop|phone>.png.
  */
 import { defineConfig } from "@playwright/test";
-import { DEVICES } from "./tests/browser/helpers/devices";
+import { fileURLToPath } from "node:url";
+import { DEVICES } from "./helpers/devices";
+
+// Reports, traces and screenshots go to the project root (test-results/, artifacts/).
+const root = fileURLToPath(new URL("../..", import.meta.url));
 
 process.env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = "1";
 
 export default defineConfig({
-  testDir: "tests/browser",
+  testDir: ".",
   testMatch: /.*\.spec\.ts$/,
-  globalSetup: "./tests/browser/helpers/global-setup.ts",
+  globalSetup: "./helpers/global-setup.ts",
   timeout: 60_000,
   expect: { timeout: 15_000 },
   fullyParallel: false,
@@ -22,7 +28,7 @@ export default defineConfig({
   retries: 0,
   workers: 2,
   reporter: [["list"]],
-  outputDir: "test-results",
+  outputDir: `${root}test-results`,
   use: {
     headless: true,
     launchOptions: {
