@@ -473,7 +473,7 @@ function infoDescription(): string {
     "## Errors",
     "422 bodies follow `HTTPValidationError`; other errors are `{error: {code, message}}` with a stable code. Nothing is charged when a call fails.",
     "",
-    "Outside the operations: every path answers `OPTIONS` with **204** and an `Allow` header naming the methods it serves (`HEAD` with `GET`); any other method answers **405** `method_not_allowed` with the same `Allow`. Requests the HTTP parser rejects before any route sees them get the same error shape from the service's own servers (`npm start` and the container's `serve.js`): **431** `headers_too_large` and **408** `request_timeout` (declared on every operation), and **400** `bad_request` for a request line that is not HTTP/1.1 (no operation can be named). Behind plain `next start` those three are Node's bare status lines without a body.",
+    "Outside the operations: every path answers `OPTIONS` with **204** and an `Allow` header naming the methods it serves (`HEAD` with `GET`); any other method answers **405** `method_not_allowed` with the same `Allow`. Requests the HTTP parser rejects before any route sees them get the same error shape (`npm start`, the container's `serve.js` and plain `next start` alike): **431** `headers_too_large` and **408** `request_timeout` (declared on every operation), and **400** `bad_request` for a request line that is not HTTP/1.1 (no operation can be named).",
   ].join("\n");
 }
 

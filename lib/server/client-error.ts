@@ -6,8 +6,9 @@
  *
  * Both servers this repository ships use it (`hardenServer`): the custom server
  * (lib/server/main.ts, `npm start`) and the standalone/container entry
- * (lib/server/standalone.ts). Plain `next start` cannot: Next creates its server without
- * a hook, so there Node's bare status line stays (README, "Deploying").
+ * (lib/server/standalone.ts). Servers Next creates itself (plain `next start`, the
+ * standalone server.js) get the same answers from the process-wide hook installed by
+ * instrumentation.ts (lib/server/vary-accept.ts).
  *
  * Imports stay minimal (no lib/errors index): the standalone entry bundles this file.
  */

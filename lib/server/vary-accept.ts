@@ -15,6 +15,8 @@
  * head is written (set with setHeader or passed to writeHead).
  */
 import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import { answerClientError } from "@/lib/server/client-error";
 
 const INSTALLED = Symbol.for("echo.varyAccept.installed");
 
@@ -55,7 +57,13 @@ export function varyOn(res: ServerResponse, field: string): void {
   } as ServerResponse["writeHead"];
 }
 
-/** Installs the hook once per process (further calls do nothing). */
+/**
+ * Installs the hook once per process (further calls do nothing). It also answers what
+ * Node's HTTP parser rejects (oversized headers, a malformed request, a timeout) in the
+ * service's JSON error shape on a server that has no `clientError` listener of its own
+ * (plain `next start`, Next's standalone server.js); the servers this repository creates
+ * listen themselves (lib/server/client-error.ts `hardenServer`).
+ */
 export function installVaryAccept(): void {
   const proto = http.Server.prototype as http.Server & { [INSTALLED]?: boolean };
   if (proto[INSTALLED]) return;
@@ -64,6 +72,10 @@ export function installVaryAccept(): void {
     if (event === "request") {
       const [req, res] = args as [IncomingMessage, ServerResponse];
       if (negotiatesOnAccept(req.url)) varyOn(res, "Accept");
+    } else if (event === "clientError" && this.listenerCount("clientError") === 0) {
+      const [err, socket] = args as [NodeJS.ErrnoException, Duplex];
+      answerClientError((this as http.Server & { maxHeaderSize?: number }).maxHeaderSize ?? http.maxHeaderSize)(err, socket);
+      return true;
     }
     return (emit as (this: http.Server, ...a: unknown[]) => boolean).call(this, event, ...args);
   } as typeof proto.emit;
