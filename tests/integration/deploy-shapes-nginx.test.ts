@@ -13,7 +13,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { accessSync, chmodSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { connect, createServer, type AddressInfo } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startFixture, type Fixture } from "../helpers/fixture";
+import { freePort } from "../helpers/service";
 import { requestFrom } from "../helpers/http-from";
 import { hasPostgres, hasRedis, POSTGRES_URL, REDIS_URL, reachable } from "../helpers/services";
 import { PRODUCTS } from "@/lib/catalog";
@@ -48,14 +49,6 @@ if (!nginx && require_) throw new Error("nginx is required (REQUIRE_SERVICES=1) 
 const MINTS = 5;
 const PAY_TO = "0x00000000000000000000000000000000000A11CE";
 const STELLAR_PAY_TO = "GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7";
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /** deploy/nginx.conf with compose's names swapped for this machine's addresses; each swap must match exactly once. */
 function localNginxConf(conf: string, upstreams: number[], port: number): string {
