@@ -2,8 +2,11 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
+import { ensureTestClients } from "./test-clients.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+// The payment figures sign with the test helpers, which load the test-only clients too.
+if (!ensureTestClients()) process.exit(1);
 const r = spawnSync(process.execPath, ["--import", "tsx", join(root, "scripts/bench.ts"), ...process.argv.slice(2)], {
   cwd: root,
   stdio: "inherit",

@@ -3,10 +3,11 @@
 // the browser tests (Playwright). A missing browser fails here, in the first seconds,
 // with one instruction, instead of after the other suites.
 import { spawnSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { ensureBrowser } from "./browser.mjs";
+import { ensureTestClients } from "./test-clients.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const bin = (name) => join(root, "node_modules/.bin", name);
@@ -20,13 +21,8 @@ function run(label, cmd, args, cwd = root) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
-// Test-only clients (x402 v1's x402-fetch and its wallet SDKs) live in their own package
-// so a production install never contains them; (re)install it when its lockfile moved.
-const clients = join(root, "tests/clients");
-const installed = join(clients, "node_modules/.package-lock.json");
-if (!existsSync(installed) || statSync(installed).mtimeMs < statSync(join(clients, "package-lock.json")).mtimeMs) {
-  run("test clients (npm ci in tests/clients)", "npm", ["ci", "--no-audit", "--no-fund"], clients);
-}
+// Test-only clients (x402 v1's x402-fetch and its wallet SDKs): see scripts/test-clients.mjs.
+ensureTestClients((label, cmd, args, cwd) => (run(label, cmd, args, cwd), true));
 
 const only = process.argv.slice(2);
 const browserTests = only.length === 0 && existsSync(join(root, "playwright.config.ts"));
