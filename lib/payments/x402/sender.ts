@@ -111,6 +111,29 @@ export async function rpcCalls(url: string, timeoutMs: number, calls: Array<[str
   return calls.map((_, id) => byId.get(id) ?? { id, error: { code: -32603, message: "no answer for this call" } });
 }
 
+/**
+ * Fees from a batch of [eth_getBlockByNumber latest, eth_maxPriorityFeePerGas,
+ * eth_gasPrice], exactly as viem's estimateFeesPerGas computes them for a chain without
+ * fee overrides: the latest base fee × 1.2 plus the node's priority fee (or, when the node
+ * lacks eth_maxPriorityFeePerGas, its gas price minus the base fee, at least 0); a chain
+ * without a base fee gets its plain gas price. Throws when the batch does not say.
+ */
+export function feesFromBatch(block: RpcAnswer, priority: RpcAnswer, gasPrice: RpcAnswer): Fees {
+  const base = (block.result as { baseFeePerGas?: string } | null)?.baseFeePerGas;
+  const price = !gasPrice.error && typeof gasPrice.result === "string" ? BigInt(gasPrice.result) : null;
+  if (block.error || !block.result) throw new Error("no block in the answer");
+  if (typeof base !== "string") {
+    if (price === null) throw new Error("no gas price in the answer");
+    return { gasPrice: price };
+  }
+  const baseFee = BigInt(base);
+  let tip: bigint;
+  if (!priority.error && typeof priority.result === "string") tip = BigInt(priority.result);
+  else if (price !== null) tip = price > baseFee ? price - baseFee : 0n;
+  else throw new Error("no priority fee in the answer");
+  return { maxFeePerGas: (baseFee * 12n) / 10n + tip, maxPriorityFeePerGas: tip };
+}
+
 type Delivery = { kind: "accepted"; receipt: Receipt | null } | { kind: "used" | "gap" | "refused"; message: string; code: number };
 
 /** The facilitator key's transactions. */
@@ -150,18 +173,48 @@ export class KeySender {
   /**
    * Reads what the next send needs from the chain ahead of it, while a payment is being
    * verified: the fees (when the ones held are over a second old) and the key's nonces on
-   * the node (reused for a moment, see SharedNonces), so the send itself only takes its
-   * nonce from the shared counter and goes out.
+   * the node (when the ones held are too old to take a nonce with, see SharedNonces), so
+   * the send itself only takes its nonce from the shared counter and goes out. Both in one
+   * JSON-RPC batch: separate requests at the same moment as the verification's simulation
+   * doubled its time on a local node (2.3 → 5.5 ms), one batch adds 1 ms.
    */
   prepare(): void {
-    void this.feeFields(1000).catch(() => undefined);
-    void this.nonces.chainNonces(false).catch(() => undefined);
+    const fees = !this.fees || Date.now() - this.fees.at > 1000;
+    const nonces = !this.nonces.chainFresh();
+    if (!fees && !nonces) return;
+    if (!this.batches) {
+      if (fees) void this.feeFields(1000).catch(() => undefined);
+      if (nonces) void this.nonces.chainNonces(false).catch(() => undefined);
+      return;
+    }
+    const address = this.node.address;
+    const calls: Array<[string, unknown[]]> = [];
+    if (nonces) calls.push(["eth_getTransactionCount", [address, "pending"]], ["eth_getTransactionCount", [address, "latest"]]);
+    if (fees) calls.push(["eth_getBlockByNumber", ["latest", false]], ["eth_maxPriorityFeePerGas", []], ["eth_gasPrice", []]);
+    const answers = rpcCalls(this.node.rpcUrl, this.node.timeoutMs, calls).then((a) => {
+      if (a) return a;
+      this.batches = false;
+      throw new Error("the node does not take batches");
+    });
+    answers.catch(() => undefined);
+    if (nonces) {
+      this.nonces.prime(
+        answers.then(([p, l]) => {
+          if (p!.error || l!.error || typeof p!.result !== "string" || typeof l!.result !== "string") throw new Error("no nonce in the answer");
+          return { pending: Number(p!.result), latest: Number(l!.result) };
+        }),
+      );
+    }
+    if (fees) {
+      const at = nonces ? 2 : 0;
+      // Read the usual way (below) when the batch did not give them.
+      void this.feeFields(1000, () => answers.then((a) => feesFromBatch(a[at]!, a[at + 1]!, a[at + 2]!)).catch(() => this.readFees())).catch(() => undefined);
+    }
   }
 
-  /** EIP-1559 fees where the chain has them, else a legacy gas price; reused for 2 s (`maxAgeMs`). */
-  private feeFields(maxAgeMs = 2000): Promise<Fees> {
-    if (this.fees && Date.now() - this.fees.at <= maxAgeMs) return this.fees.v;
-    const v: Promise<Fees> = this.reads.estimateFeesPerGas().then(
+  /** What viem's estimateFeesPerGas answers for a chain without fee overrides, else a legacy gas price. */
+  private readFees(): Promise<Fees> {
+    return this.reads.estimateFeesPerGas().then(
       async (f): Promise<Fees> =>
         f.maxFeePerGas !== undefined && f.maxPriorityFeePerGas !== undefined ? { maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas } : { gasPrice: await this.reads.getGasPrice() },
       async (err: unknown): Promise<Fees> => {
@@ -170,7 +223,12 @@ export class KeySender {
         return { gasPrice: await this.reads.getGasPrice() };
       },
     );
-    const guarded = v.catch((err: unknown) => {
+  }
+
+  /** EIP-1559 fees where the chain has them, else a legacy gas price; reused for 2 s (`maxAgeMs`). */
+  private feeFields(maxAgeMs = 2000, read: () => Promise<Fees> = () => this.readFees()): Promise<Fees> {
+    if (this.fees && Date.now() - this.fees.at <= maxAgeMs) return this.fees.v;
+    const guarded = read().catch((err: unknown) => {
       throw new NotSentError(`fees could not be read (${firstLine(err)})`, noAnswer(err) ? "rpc_unreachable" : "transaction_refused", err);
     });
     this.fees = { at: Date.now(), v: guarded };
