@@ -211,8 +211,9 @@ async function settlementBench(chain: Chain, sim: Simulator): Promise<void> {
       const key = (await (await fetch(`${confirmed.url}/v1/free-key`)).json()).api_key as string;
       for (const blockMs of [2000, 200]) {
         await chain.setIntervalMining(blockMs);
-        // Odd, so that the median sample is the one started mid-block (with stratified start
-        // points, below, an even count puts it half a stratum late: +25 ms at 2 s blocks).
+        // Odd, so that the median sample is the one started in the middle stratum (with
+        // stratified start points, below, an even count reports the upper of the two middle
+        // values: half a stratum late, +25 ms at 2 s blocks).
         const n = blockMs === 2000 ? 41 : 61;
         const conf = await signedHeaders(confirmed, chain, n + 2);
         const opt = await signedHeaders(optimistic, chain, n + 2);
@@ -226,12 +227,14 @@ async function settlementBench(chain: Chain, sim: Simulator): Promise<void> {
         // Callers arrive at any point of a block. A confirmed call's time is its own work
         // plus the wait for the next block, uniform over the interval: the median of 40
         // random start points has a standard deviation of about 160 ms at 2 s blocks (runs
-        // gave 1087, 1143 and 1431 ms). So the start points are spread evenly over the
-        // block instead (stratified: sample i starts (i + 0.5) / n of an interval after a
-        // block is announced, in shuffled order): the same distribution of waits without
-        // the sampling noise. A call starting too close to the next block for its
-        // transaction to make it waits one more block, as a real caller would.
-        const phases = shuffle(Array.from({ length: n }, (_, i) => ((i + 0.5) / n) * blockMs));
+        // gave 1087, 1143 and 1431 ms). So the start points are stratified instead: sample
+        // i starts at a random point of the i-th n-th of the interval after a block is
+        // announced (in shuffled order), the same distribution of waits with far less
+        // sampling noise. A call starting too close to the next block for its transaction
+        // to make it waits one more block, as a real caller would (with start points fixed
+        // mid-stratum instead, no call would start that close at 2 s blocks, and the median
+        // would leave out the service's own time before the send).
+        const phases = shuffle(Array.from({ length: n }, (_, i) => ((i + Math.random()) / n) * blockMs));
         for (let i = 2; i < n + 2; i++) {
           // The free-key baseline on each instance, so each mode is compared with a call to the same process.
           keyConfLat.push(...(await timed(1, () => fetch(`${confirmed.url}${PRODUCT}`, { headers: { "X-Api-Key": key } }))));
