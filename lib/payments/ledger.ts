@@ -23,6 +23,8 @@ export interface PaymentLock {
   reference: string;
   /** Set when this lock took over a row left "unknown" by an earlier attempt. */
   reclaimed?: { txHash: string | null };
+  /** When the lock asked for a share of the payer's optimistic cap (see lockPayment): what it got. */
+  optimistic?: OptimisticReservation;
 }
 
 export interface LockInput {
@@ -37,21 +39,65 @@ export interface LockInput {
   surface: string;
 }
 
-const LOCK = `INSERT INTO payments (id, scheme, network, reference, payer, amount_atomic, asset, pay_to, product, surface, status, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, 'pending', now())
-  ON CONFLICT (network, reference) DO NOTHING
-  RETURNING id`;
+/** A share of the payer's optimistic cap asked for with the lock: the cap, and the signed payment the row keeps until its transfer is confirmed. */
+export interface OptimisticAsk {
+  capAtomic: bigint;
+  settlementPayload: string;
+}
+
+/** What the lock's reservation decided: reserved, no room (confirmed mode), or a payer refused for an earlier failure. */
+export type OptimisticReservation = { reserved: true } | { reserved: false; failed: { paymentId: string; txHash: string | null } | null };
+
+/**
+ * How long a reservation of the optimistic cap counts without its call finishing: a live
+ * call holds one for its handler and settlement (bounded by their timeouts, well under
+ * this); one older belongs to a process that died mid-call and must not block the payer.
+ */
+const RESERVATION_SECONDS = 120;
+
+/** prisma/migrations/20261124200000_payment_lock_function: the insert, and the optimistic reservation when asked, in one round trip. */
+const LOCK = `SELECT locked, reserved, failed_id, failed_tx FROM x402_lock_payment($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13)`;
 
 /**
  * Records the payment as pending (one statement on the raw driver: this is on every paid
  * call's path). A payment seen before is refused with payment_replayed, unless an earlier
  * attempt left its outcome unknown: then this call takes the row over (`reclaimed`).
+ *
+ * `optimistic`: the same statement also takes the price from the payer's optimistic cap
+ * when the payer is in good standing (no optimistic payment failed since its last one
+ * settled in confirmed mode) and its value in flight (delivered unconfirmed, or reserved
+ * by concurrent calls on any instance) leaves room; the row is then
+ * `pending_optimistic` and keeps the signed payment until its transfer is confirmed (see
+ * reconcile.ts). Concurrent calls of one payer never pass the cap together (an advisory
+ * lock on the payer, see the migration). The answer is on the lock (`optimistic`); a
+ * taken-over row never reserves (it settles in confirmed mode). EVM payers are stored and
+ * compared in lower case (index payments_network_payer_status_idx).
  */
-export async function lockPayment(p: LockInput): Promise<PaymentLock> {
+export async function lockPayment(p: LockInput, optimistic?: OptimisticAsk): Promise<PaymentLock> {
   const h = await getDbHandle();
   const id = randomUUID();
-  const rows = await h.query<{ id: string }>(LOCK, [id, p.scheme, p.network, p.reference, p.payer, p.amountAtomic.toString(), p.asset, p.payTo, p.product, p.surface]);
-  if (rows.length === 1) return { id, network: p.network, reference: p.reference };
+  const payer = optimistic ? (p.payer?.toLowerCase() ?? null) : p.payer;
+  const rows = await h.query<{ locked: boolean; reserved: boolean; failed_id: string | null; failed_tx: string | null }>(LOCK, [
+    id,
+    p.scheme,
+    p.network,
+    p.reference,
+    payer,
+    p.amountAtomic.toString(),
+    p.asset,
+    p.payTo,
+    p.product,
+    p.surface,
+    optimistic ? optimistic.capAtomic.toString() : null,
+    optimistic?.settlementPayload ?? null,
+    RESERVATION_SECONDS,
+  ]);
+  const r = rows[0];
+  if (r?.locked) {
+    const lock: PaymentLock = { id, network: p.network, reference: p.reference };
+    if (optimistic) lock.optimistic = r.reserved ? { reserved: true } : { reserved: false, failed: r.failed_id ? { paymentId: r.failed_id, txHash: r.failed_tx } : null };
+    return lock;
+  }
   const claimed = await claimUnknownPayment(p.network, p.reference);
   if (claimed) return claimed;
   throw new ApiError("payment_replayed", "This payment authorization has already been used (or is being used by a concurrent request). Sign a new one.");
@@ -199,62 +245,4 @@ export async function claimBroadcasts(o: { staleSeconds: number; paymentId: stri
 export async function replaceBroadcastTx(paymentId: string, txHash: string): Promise<void> {
   const h = await getDbHandle();
   await h.query(`UPDATE payments SET tx_hash = $2, updated_at = now() WHERE id = $1 AND status = 'broadcast'`, [paymentId, txHash]);
-}
-
-/**
- * How long a reservation of the optimistic cap counts without its call finishing: a live
- * call holds one for its handler and settlement (bounded by their timeouts, well under
- * this); one older belongs to a process that died mid-call and must not block the payer.
- */
-const RESERVATION_SECONDS = 120;
-
-/**
- * The payer's optimistic value in flight: delivered and unconfirmed, or reserved by a call
- * under way. EVM payers are stored and compared in lower case (index
- * payments_network_payer_status_idx).
- */
-const UNCONFIRMED = `SELECT COALESCE(sum(amount_atomic), 0) FROM payments
-  WHERE network = $2 AND payer = $3 AND (status = 'broadcast' OR (status = '${PENDING_OPTIMISTIC}' AND updated_at > now() - interval '${RESERVATION_SECONDS} seconds'))`;
-
-const RESERVE = `UPDATE payments SET status = '${PENDING_OPTIMISTIC}', optimistic = true, settlement_payload = $6, updated_at = now()
-  WHERE id = $1 AND status = 'pending' AND (${UNCONFIRMED}) + $4::bigint <= $5::bigint
-  RETURNING id`;
-
-/**
- * Takes `amountAtomic` of the payer's optimistic cap for a locked payment, if the payer's
- * value in flight (delivered unconfirmed, or reserved by concurrent calls on any instance)
- * leaves room: true when reserved. The row then keeps the signed payment
- * (`settlementPayload`) until its transfer is confirmed (see reconcile.ts). The check and
- * the reservation are one step per payer: on PostgreSQL under a transaction-scoped
- * advisory lock on the payer (a plain statement would let concurrent calls each see the
- * others' reservations missing), on PGlite one statement (its single connection runs
- * statements one at a time).
- */
-export async function reserveOptimistic(lock: PaymentLock, payer: string, amountAtomic: bigint, capAtomic: bigint, settlementPayload: string): Promise<boolean> {
-  const h = await getDbHandle();
-  const who = payer.toLowerCase();
-  const params = [lock.id, lock.network, who, amountAtomic.toString(), capAtomic.toString(), settlementPayload];
-  if (h.mode === "pglite") return (await h.query(RESERVE, params)).length === 1;
-  return h.prisma.$transaction(async (tx) => {
-    await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, `optimistic:${lock.network}:${who}`);
-    return (await tx.$queryRawUnsafe<Array<{ id: string }>>(RESERVE, ...params)).length === 1;
-  });
-}
-
-/**
- * A payer's latest optimistic payment that failed after delivery, unless a payment of the
- * payer has settled in confirmed mode since (then it is in good standing again); null
- * when none. Only a confirmed payment counts: an earlier optimistic payment of the same
- * payer whose transfer is confirmed after the failure says nothing about the failed one.
- */
-export async function optimisticFailure(network: string, payer: string): Promise<{ paymentId: string; txHash: string | null } | null> {
-  const h = await getDbHandle();
-  const rows = await h.query<{ id: string; tx_hash: string | null }>(
-    `SELECT id, tx_hash FROM payments f WHERE network = $1 AND payer = $2 AND status = 'optimistic_failed'
-        AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.network = $1 AND p.payer = $2 AND p.status = 'settled' AND NOT p.optimistic AND p.updated_at > f.updated_at)
-      ORDER BY updated_at DESC LIMIT 1`,
-    [network, payer.toLowerCase()],
-  );
-  const r = rows[0];
-  return r ? { paymentId: r.id, txHash: r.tx_hash } : null;
 }

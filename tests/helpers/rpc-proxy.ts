@@ -2,8 +2,9 @@
  * A loopback JSON-RPC proxy in front of the test chain that can fail like a real node:
  * `fault` applies to the next eth_sendRawTransaction only ("hang-after-send": forwarded
  * and mined, answer lost; "drop-send": never forwarded, never answered; "down-at-settle":
- * from the facilitator's first nonce read or send on, every connection is cut until
- * `down` is set back to false; "reorder-sends": the next two sends reach the node
+ * from the settlement's first request to the node on (its gas estimate or its send: the
+ * fees and the key's nonces are read ahead, during verification), every connection is cut
+ * until `down` is set back to false; "reorder-sends": the next two sends reach the node
  * higher nonce first, the lower one only once the higher one was answered, as when two
  * settlements race on the wire; "hold-send": the next send waits until `release()`, then
  * goes on to the node even if its sender gave up meanwhile, as a request stuck in a
@@ -43,7 +44,7 @@ export async function rpcProxy(target: string) {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString("utf8");
-    if (state.fault === "down-at-settle" && /"eth_getTransactionCount"|"eth_sendRawTransaction"/.test(body)) {
+    if (state.fault === "down-at-settle" && /"eth_estimateGas"|"eth_sendRawTransaction"/.test(body)) {
       state.fault = "none";
       state.down = true;
     }

@@ -6,7 +6,8 @@
  * is ever handed out twice; a nonce whose transaction may have reached the node is reused
  * only once the chain shows it missing; a dead holder's nonce is repaired after its lease
  * expires; a settlement stuck behind a gap gives its nonce back as unused instead of
- * burning further nonces.
+ * burning further nonces; the fees the sender reads ahead in one batch are the ones viem
+ * would have computed.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,7 +16,7 @@ import type { HDAccount } from "viem/accounts";
 import { resetEnvForTests } from "@/lib/config/env";
 import { closeDb, getDbHandle } from "@/lib/db/client";
 import { SharedNonces, type ChainNonces } from "@/lib/payments/x402/nonces";
-import { KeySender } from "@/lib/payments/x402/sender";
+import { feesFromBatch, KeySender } from "@/lib/payments/x402/sender";
 import { NotSentError } from "@/lib/payments/x402/evm-local";
 import { localBase, startChain, type Chain } from "../helpers/chain";
 import { hasPostgres, POSTGRES_URL } from "../helpers/services";
@@ -190,4 +191,32 @@ describe("the facilitator key's sender on a node that does not queue (automine)"
     expect([a.nonce, b.nonce]).toEqual([dead.nonce, dead.nonce + 1]);
     expect(await minedNonce(account)).toBe(dead.nonce + 2);
   }, 30_000);
+});
+
+describe("the sender's read-ahead of fees", () => {
+  const rpc = async (calls: Array<[string, unknown[]]>) =>
+    (await (
+      await fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(calls.map(([method, params], id) => ({ jsonrpc: "2.0", id, method, params }))) })
+    ).json()) as Array<{ id: number; result?: unknown; error?: { code: number; message: string } }>;
+
+  it("computes from one batch exactly what viem's estimateFeesPerGas answers (base fee × 1.2 + priority fee), and its fallbacks", async () => {
+    await chain.setIntervalMining(0);
+    await chain.rpc("hardhat_setNextBlockBaseFeePerGas", [toHex(parseGwei("0.7"))]);
+    await chain.rpc("evm_mine", []);
+    const [block, priority, price] = await rpc([
+      ["eth_getBlockByNumber", ["latest", false]],
+      ["eth_maxPriorityFeePerGas", []],
+      ["eth_gasPrice", []],
+    ]);
+    const viem = await readerOf(chain).estimateFeesPerGas();
+    expect(feesFromBatch(block!, priority!, price!)).toEqual({ maxFeePerGas: viem.maxFeePerGas, maxPriorityFeePerGas: viem.maxPriorityFeePerGas });
+    // A node without eth_maxPriorityFeePerGas: its gas price minus the base fee (viem's fallback), never below 0.
+    const base = BigInt((block!.result as { baseFeePerGas: string }).baseFeePerGas);
+    const none = { id: 1, error: { code: -32601, message: "the method eth_maxPriorityFeePerGas does not exist" } };
+    expect(feesFromBatch(block!, none, { id: 2, result: toHex(base + 5n) })).toEqual({ maxFeePerGas: (base * 12n) / 10n + 5n, maxPriorityFeePerGas: 5n });
+    expect(feesFromBatch(block!, none, { id: 2, result: toHex(base - 5n) })).toEqual({ maxFeePerGas: (base * 12n) / 10n, maxPriorityFeePerGas: 0n });
+    // A chain without a base fee: the plain gas price.
+    expect(feesFromBatch({ id: 0, result: { number: "0x1" } }, none, { id: 2, result: "0x3b9aca00" })).toEqual({ gasPrice: 1_000_000_000n });
+    expect(() => feesFromBatch({ id: 0, error: { code: -32000, message: "x" } }, priority!, price!)).toThrow();
+  });
 });

@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { resetEnvForTests } from "@/lib/config/env";
 import { closeDb, getDbHandle } from "@/lib/db/client";
-import { confirmBroadcast, lockPayment, optimisticFailure, recordSettlement, reserveOptimistic, type PaymentLock } from "@/lib/payments/ledger";
+import { confirmBroadcast, lockPayment, recordSettlement, releaseLock, type OptimisticReservation, type PaymentLock } from "@/lib/payments/ledger";
 import { DbPendingSettlements } from "@/lib/payments/x402/pending-store";
 import { hasPostgres, POSTGRES_URL } from "../helpers/services";
 
@@ -33,26 +33,39 @@ const tick = () => new Promise((r) => setTimeout(r, 5));
 const newPayer = () => `0x${randomBytes(20).toString("hex")}`;
 const tx = () => `0x${randomBytes(32).toString("hex")}`;
 
-const lock = (payer: string): Promise<PaymentLock> =>
-  lockPayment({
-    scheme: "exact",
-    network: NETWORK,
-    reference: `${payer}:0x${randomBytes(32).toString("hex")}`,
-    payer,
-    amountAtomic: PRICE,
-    asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
-    payTo: "0x00000000000000000000000000000000000A11CE",
-    product: "sentiment",
-    surface: "http",
-  });
+/** A payment of `payer` locked; with `cap`, asking for a share of its optimistic cap. */
+const lock = (payer: string, cap?: bigint): Promise<PaymentLock> =>
+  lockPayment(
+    {
+      scheme: "exact",
+      network: NETWORK,
+      reference: `${payer.toLowerCase()}:0x${randomBytes(32).toString("hex")}`,
+      payer,
+      amountAtomic: PRICE,
+      asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+      payTo: "0x00000000000000000000000000000000000A11CE",
+      product: "sentiment",
+      surface: "http",
+    },
+    cap === undefined ? undefined : { capAtomic: cap, settlementPayload: KEPT },
+  );
 
-/** An optimistic payment delivered (reserved, then recorded as broadcast). */
+/** An optimistic payment delivered (reserved with its lock, then recorded as broadcast). */
 async function delivered(payer: string): Promise<PaymentLock> {
-  const l = await lock(payer);
-  expect(await reserveOptimistic(l, payer, PRICE, 100n * PRICE, KEPT)).toBe(true);
+  const l = await lock(payer, 100n * PRICE);
+  expect(l.optimistic).toEqual({ reserved: true });
   await recordSettlement(l, tx(), payer, RECEIPT, "broadcast");
   return l;
 }
+
+/** What a new optimistic call of `payer` would get (its lock released again). */
+async function standing(payer: string): Promise<OptimisticReservation | undefined> {
+  const l = await lock(payer, 100n * PRICE);
+  await releaseLock(l);
+  return l.optimistic;
+}
+
+const failedOf = (r: OptimisticReservation | undefined) => (r && !r.reserved ? r.failed?.paymentId : undefined);
 
 const modes = [
   { name: "embedded (PGlite)", pg: false, env: { DATA_DIR: "memory", DATABASE_URL: "" } },
@@ -75,22 +88,25 @@ for (const mode of modes) {
       const failed = await delivered(payer);
       await tick();
       await confirmBroadcast(failed.id, { settled: false, error: "the transfer fails on chain" });
-      expect((await optimisticFailure(NETWORK, payer))?.paymentId).toBe(failed.id);
+      const refused = await standing(payer);
+      expect(refused).toEqual({ reserved: false, failed: { paymentId: failed.id, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) } });
       await tick();
       await confirmBroadcast(earlier.id, { settled: true, txHash: tx() });
-      expect((await optimisticFailure(NETWORK, payer))?.paymentId).toBe(failed.id);
+      expect(failedOf(await standing(payer))).toBe(failed.id);
+      // Refused although the cap has room, and in any case of the address.
+      expect(failedOf(await standing(payer.toUpperCase().replace("0X", "0x")))).toBe(failed.id);
       await tick();
       // Confirmed mode; the settlement answers with the checksummed address.
       const confirmed = await lock(payer);
       await recordSettlement(confirmed, tx(), payer.toUpperCase().replace("0X", "0x"), RECEIPT);
-      expect(await optimisticFailure(NETWORK, payer)).toBeNull();
+      expect(await standing(payer)).toEqual({ reserved: true });
     });
 
     it("an authorization that expired before the service settled it is its loss: the payer is not flagged", async () => {
       const payer = newPayer();
       const lost = await delivered(payer);
       await confirmBroadcast(lost.id, { settled: false, error: "expired before settlement", lost: true });
-      expect(await optimisticFailure(NETWORK, payer)).toBeNull();
+      expect(await standing(payer)).toEqual({ reserved: true });
       const h = await getDbHandle();
       const [row] = await h.query<{ status: string }>(`SELECT status FROM payments WHERE id = $1`, [lost.id]);
       expect(row?.status).toBe("optimistic_expired");
@@ -99,12 +115,12 @@ for (const mode of modes) {
     it("a reservation left by a process that died mid-call stops counting against the cap after its age bound", async () => {
       const payer = newPayer();
       const cap = 2n * PRICE;
-      const stale = await lock(payer);
-      expect(await reserveOptimistic(stale, payer, PRICE, cap, KEPT)).toBe(true);
+      const stale = await lock(payer, cap);
+      expect(stale.optimistic).toEqual({ reserved: true });
       const h = await getDbHandle();
       await h.query(`UPDATE payments SET updated_at = now() - interval '3 minutes' WHERE id = $1`, [stale.id]);
       const got = [];
-      for (let i = 0; i < 3; i++) got.push(await reserveOptimistic(await lock(payer), payer, PRICE, cap, KEPT));
+      for (let i = 0; i < 3; i++) got.push((await lock(payer, cap)).optimistic?.reserved);
       expect(got).toEqual([true, true, false]);
     });
 
@@ -123,8 +139,7 @@ for (const mode of modes) {
       const before = await scans();
       expect(before).toBeGreaterThanOrEqual(0);
       const payer = newPayer();
-      await optimisticFailure(NETWORK, payer);
-      expect(await reserveOptimistic(await lock(payer), payer, PRICE, 2n * PRICE, KEPT)).toBe(true);
+      expect((await lock(payer, 2n * PRICE)).optimistic).toEqual({ reserved: true });
       // Each backend reports its counters within about a second of going idle.
       let after = before;
       for (let i = 0; i < 30 && after < before + 2; i++) {

@@ -115,11 +115,22 @@ export async function verifyLocally(chain: LocalReads, payload: PaymentPayload, 
   const chainId = evmChainId(req.network);
   if (typeof name !== "string" || typeof version !== "string" || chainId === null) return null;
   const a = p.authorization;
-  let asset: Hex, from: Hex, digest: Hex, args: ReturnType<typeof transferArgs>;
+  let asset: Hex, from: Hex, args: ReturnType<typeof transferArgs>;
   try {
     asset = getAddress(req.asset);
     from = getAddress(a.from);
     args = transferArgs(p);
+  } catch {
+    return null;
+  }
+  // The simulation goes out first; the checks below (the typed-data hash included) run while it travels.
+  const simulated = chain.read({ address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args }).then(
+    () => true,
+    () => false,
+  );
+  await new Promise((r) => setImmediate(r)); // let the request reach the socket before the CPU work
+  let digest: Hex;
+  try {
     digest = hashTypedData({
       domain: { name, version, chainId, verifyingContract: asset },
       types: TRANSFER_WITH_AUTHORIZATION_TYPES,
@@ -129,12 +140,6 @@ export async function verifyLocally(chain: LocalReads, payload: PaymentPayload, 
   } catch {
     return null;
   }
-  // The simulation goes out first; the checks below run while it travels.
-  const simulated = chain.read({ address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args }).then(
-    () => true,
-    () => false,
-  );
-  await new Promise((r) => setImmediate(r)); // let the request reach the socket before the CPU work
   const [payerCode, assetCode] = await Promise.all([chain.getCode({ address: from }), chain.getCode({ address: asset })]);
   if (payerCode && payerCode !== "0x") return null; // a contract wallet signs by ERC-1271: official path
   if (!assetCode || assetCode === "0x") return null;
@@ -181,9 +186,14 @@ export class VerifiedPayments {
 type Receipt = { status: "success" | "reverted"; logs: Log[] };
 
 export interface LocalChain {
-  /** Sends a contract call; the receipt when the node already has it, else null. */
-  submit(a: { address: Hex; abi: unknown; functionName: string; args: readonly unknown[] }): Promise<{ hash: Hex; receipt: Receipt | null }>;
-  waitForTransactionReceipt(a: { hash: Hex; timeout: number }): Promise<Receipt>;
+  /**
+   * Sends a contract call; the receipt when the node already has it, else null. `broadcast`:
+   * answer as soon as the node accepted it (no receipt asked for, never a send that waits
+   * for inclusion).
+   */
+  submit(a: { address: Hex; abi: unknown; functionName: string; args: readonly unknown[] }, broadcast?: boolean): Promise<{ hash: Hex; receipt: Receipt | null }>;
+  /** `patient`: nobody waits for the answer (see InclusionWatcher). */
+  waitForTransactionReceipt(a: { hash: Hex; timeout: number; patient?: boolean }): Promise<Receipt>;
   /** Runs the call on the chain's latest state: true when it succeeds, false when it reverts, null without an answer. */
   simulate(a: { address: Hex; abi: unknown; functionName: string; args: readonly unknown[] }): Promise<boolean | null>;
 }
@@ -223,7 +233,7 @@ export async function settleVerified(
   let tx: Hex;
   let receipt: Receipt | null;
   try {
-    ({ hash: tx, receipt } = await chain.submit(call));
+    ({ hash: tx, receipt } = await chain.submit(call, !wait));
   } catch (err) {
     if (err instanceof NotSentError || err instanceof SettlementUnknownError) throw err;
     const message = firstLine(err);
@@ -239,17 +249,18 @@ export async function settleVerified(
 }
 
 /**
- * The outcome of a submitted settlement transaction: waits for its receipt (unless given)
- * and checks the transfer. Throws SettlementUnknownError without a receipt, NotSentError
- * when it reverted although the transfer still simulates (ours).
+ * The outcome of a submitted settlement transaction: waits for its receipt (unless given;
+ * `patient` when nobody waits for the answer) and checks the transfer. Throws
+ * SettlementUnknownError without a receipt, NotSentError when it reverted although the
+ * transfer still simulates (ours).
  */
-export async function confirmSubmitted(chain: LocalChain, payload: PaymentPayload, req: PaymentRequirements, tx: Hex, receipt: Receipt | null, timeoutMs: number): Promise<CheckedSettle> {
+export async function confirmSubmitted(chain: LocalChain, payload: PaymentPayload, req: PaymentRequirements, tx: Hex, receipt: Receipt | null, timeoutMs: number, patient = false): Promise<CheckedSettle> {
   const a = eip3009Of(payload).authorization;
   const base = { network: req.network, payer: a.from };
   const asset = getAddress(req.asset);
   const call = { address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: transferArgs(eip3009Of(payload)) } as const;
   try {
-    receipt ??= await chain.waitForTransactionReceipt({ hash: tx, timeout: timeoutMs });
+    receipt ??= await chain.waitForTransactionReceipt({ hash: tx, timeout: timeoutMs, patient });
   } catch (err) {
     throw new SettlementUnknownError(`no receipt for settlement transaction ${tx} (${firstLine(err)})`, tx);
   }

@@ -115,14 +115,14 @@ function buildClient(): Built | null {
     getSupported: async () => facilitator.getSupported(),
   } as FacilitatorClient;
   const chain: LocalChain = {
-    submit: async (a) => {
+    submit: async (a, broadcast) => {
       const gas = await sender.gasFor(a, () => wallet.estimateContractGas({ ...(a as Record<string, unknown>), account } as never)).catch((err: unknown) => {
         throw new NotSentError(`the settlement could not be prepared (${firstLine(err)})`, noAnswer(err) ? "rpc_unreachable" : "transaction_refused", err);
       });
-      const { hash, receipt } = await sender.send({ to: a.address, data: KeySender.callData(a), gas });
+      const { hash, receipt } = await sender.send({ to: a.address, data: KeySender.callData(a), gas }, undefined, broadcast);
       return { hash, receipt: receipt as never };
     },
-    waitForTransactionReceipt: (a) => sender.awaitReceipt(a.hash, a.timeout) as never,
+    waitForTransactionReceipt: (a) => sender.awaitReceipt(a.hash, a.timeout, a.patient) as never,
     simulate: (a) => wallet.readContract(a as never).then(() => true, (err: unknown) => (noAnswer(err) ? null : false)),
   };
   const reader = wallet as unknown as PublicClient;
@@ -143,7 +143,8 @@ function buildClient(): Built | null {
         return !t ? "unknown" : t.blockNumber === null ? "pending" : "included";
       },
       resend: async (p, r) => (await settleVerified(chain, p, r, cfg.PAYMENT_TIMEOUT_MS, false)) ?? { success: false, transaction: "", network: r.network, errorReason: "not_a_plain_signature" },
-      confirm: (p, r, tx) => confirmSubmitted(chain, p, r, tx as Hex, null, cfg.PAYMENT_TIMEOUT_MS),
+      // After the response or in the sweep: nobody waits for it.
+      confirm: (p, r, tx) => confirmSubmitted(chain, p, r, tx as Hex, null, cfg.PAYMENT_TIMEOUT_MS, true),
     },
   };
   startSweep(local);
@@ -259,6 +260,8 @@ function builtOrThrow(): Built {
 export async function verifyWithFacilitator(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedVerify> {
   const { client, local } = builtOrThrow();
   if (!local) return askFacilitator("verify", VerifyAnswer, client, (f) => f.verify(payload, req), req.network);
+  // What settling it will read from the chain is read now, during the simulation's round trip.
+  local.sender.prepare();
   const { call, result: v } = await recordingChainCalls(async () => {
     // Plain-ECDSA payments from accounts without code are checked here (valid or "don't know").
     const fast = await verifyLocally(local, payload, req).catch(() => null);

@@ -20,7 +20,7 @@ import { lockPayment, markFailed, markUnknown, recordSettlement, releaseLock, ty
 import { FacilitatorError, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
 import { NotSentError, SettlementUnknownError } from "@/lib/payments/x402/evm-local";
 import { broadcastWithFacilitator } from "@/lib/payments/x402/facilitator";
-import { confirmLater, settlementMode } from "@/lib/payments/x402/optimistic";
+import { confirmLater, optimisticAsk, settlementMode } from "@/lib/payments/x402/optimistic";
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
 
@@ -100,9 +100,18 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   // The lock and the verification are independent, so they run together; only the lock's
   // winner goes on, and a refused verification releases the lock. Verification starts
   // first: its on-chain simulation is then in flight while the lock's statement and the
-  // signature check use the CPU (an embedded database runs on this thread).
+  // signature check use the CPU (an embedded database runs on this thread). A call that may
+  // be delivered in optimistic mode asks for its share of the payer's optimistic cap in the
+  // lock's own statement; a share taken for a payment that then fails verification goes
+  // with its row when the lock is released.
   const verifying = o.verify(o.payload, o.req);
-  const [verified, locked] = await Promise.allSettled([verifying, lockPayment(o.lock)]);
+  let ask: ReturnType<typeof optimisticAsk> = null;
+  try {
+    ask = optimisticAsk(o.payload, o.req, o.payer);
+  } catch {
+    // No in-process facilitator could be built: the verification says why; never optimistic.
+  }
+  const [verified, locked] = await Promise.allSettled([verifying, lockPayment(o.lock, ask ?? undefined)]);
   if (locked.status === "rejected") throw locked.reason;
   const lock = locked.value;
   if (verified.status === "rejected") {
@@ -129,7 +138,7 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   }
   let mode: "optimistic" | "confirmed";
   try {
-    mode = await settlementMode(o.payload, o.req, o.payer, lock);
+    mode = settlementMode(lock, o.payer);
   } catch (err) {
     await releaseLock(lock);
     throw err;

@@ -150,6 +150,20 @@ export class SharedNonces {
     return (this.timing.sendWindowMs + this.timing.sendTimeoutMs + EXPIRY_MARGIN_MS) / 1000;
   }
 
+  /** Whether the chain's nonces held are recent enough to take a nonce with (chainNonces(false) would not read). */
+  chainFresh(): boolean {
+    return !!this.chain && Date.now() - this.chain.at <= this.chainTtlMs;
+  }
+
+  /** Holds nonces read by the caller (a batch sent ahead of a settlement) as if chainNonces(false) had read them. */
+  prime(v: Promise<ChainNonces>): void {
+    const held = { at: Date.now(), v };
+    this.chain = held;
+    v.catch(() => {
+      if (this.chain === held) this.chain = null;
+    });
+  }
+
   /** The chain's nonces; `fresh` reads them now (and refreshes what others reuse). */
   chainNonces(fresh: boolean): Promise<ChainNonces> {
     if (fresh || !this.chain || Date.now() - this.chain.at > this.chainTtlMs) {

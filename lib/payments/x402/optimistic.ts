@@ -21,7 +21,7 @@ import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { confirmBroadcast, optimisticFailure, reserveOptimistic, type PaymentLock } from "@/lib/payments/ledger";
+import { confirmBroadcast, type OptimisticAsk, type PaymentLock } from "@/lib/payments/ledger";
 import { evmChainId } from "@/lib/payments/x402/eip3009";
 import { confirmBroadcastOnChain, reconcileOptimisticPayment, settlesInProcess } from "@/lib/payments/x402/facilitator";
 
@@ -29,25 +29,37 @@ import { confirmBroadcastOnChain, reconcileOptimisticPayment, settlesInProcess }
 const toAtomic = (usd: number) => BigInt(Math.round(usd * 1_000_000));
 
 /**
- * How this payment settles: "optimistic" or "confirmed". Optimistic takes the price from
- * the payer's cap (reserveOptimistic: one step across instances, so concurrent calls never
- * exceed it together). Throws a 402 (reason `optimistic_refused`, fault `payer`) for a
- * payer whose earlier optimistic payment failed.
+ * The share of the payer's optimistic cap to ask for with the payment's lock (see
+ * lockPayment), or null when the call settles in confirmed mode whatever the payer's
+ * standing: priced above X402_OPTIMISTIC_MAX_USD, no payer, not an EVM payment, or a
+ * remote facilitator (optimistic delivery needs the in-process sender).
  */
-export async function settlementMode(payload: PaymentPayload, req: PaymentRequirements, payer: string | null, lock: PaymentLock): Promise<"optimistic" | "confirmed"> {
+export function optimisticAsk(payload: PaymentPayload, req: PaymentRequirements, payer: string | null): OptimisticAsk | null {
   const cfg = env();
-  const amount = BigInt(req.amount);
-  if (lock.reclaimed || !payer || amount > toAtomic(cfg.X402_OPTIMISTIC_MAX_USD) || evmChainId(req.network) === null || !settlesInProcess()) return "confirmed";
-  const failed = await optimisticFailure(req.network, payer);
+  if (!payer || BigInt(req.amount) > toAtomic(cfg.X402_OPTIMISTIC_MAX_USD) || evmChainId(req.network) === null || !settlesInProcess()) return null;
+  return { capAtomic: toAtomic(cfg.X402_OPTIMISTIC_PAYER_CAP_USD), settlementPayload: JSON.stringify({ payload, requirements: req }) };
+}
+
+/**
+ * How a verified payment settles, from what its lock reserved: "optimistic" when it took a
+ * share of the payer's cap (one step across instances, so concurrent calls never exceed it
+ * together), else "confirmed". Throws a 402 (reason `optimistic_refused`, fault `payer`)
+ * for a payer whose earlier optimistic payment failed.
+ */
+export function settlementMode(lock: PaymentLock, payer: string | null): "optimistic" | "confirmed" {
+  const r = lock.optimistic;
+  if (lock.reclaimed || !r) return "confirmed";
+  if (r.reserved) return "optimistic";
+  const failed = r.failed;
   if (failed) {
+    const cfg = env();
     throw new ApiError(
       "payment_invalid",
       `Optimistic settlement is refused for payer ${payer}: its payment ${failed.paymentId}${failed.txHash ? ` (transaction ${failed.txHash})` : ""} was delivered but its transfer failed on chain. Calls priced up to $${cfg.X402_OPTIMISTIC_MAX_USD} are open to this payer again once one of its payments settles in confirmed mode (a call priced above that, or a bundle). Nothing was charged for this call.`,
       { extra: { reason: "optimistic_refused", fault: "payer", failed_payment_id: failed.paymentId } },
     );
   }
-  const kept = JSON.stringify({ payload, requirements: req });
-  return (await reserveOptimistic(lock, payer, amount, toAtomic(cfg.X402_OPTIMISTIC_PAYER_CAP_USD), kept)) ? "optimistic" : "confirmed";
+  return "confirmed";
 }
 
 /** Runs `task` after the response is sent (Next's after()); outside a request, just in the background. */

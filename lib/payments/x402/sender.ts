@@ -3,18 +3,22 @@
  * gap fillers) goes through here: one path for fees, gas, nonces from the counter every
  * instance shares (./nonces.ts), signing, sending and waiting for inclusion.
  *
- * - Fee estimates are reused for two seconds; a contract call's gas limit is estimated
+ * - Fee estimates are reused for two seconds, and read ahead (with the key's nonces on the
+ *   node) while a payment is verified (prepare()), so a settlement's send only takes its
+ *   nonce from the shared counter and goes out; a contract call's gas limit is estimated
  *   once per function and reused with a 50 % margin (verification simulated the very
  *   same call moments before).
  * - A transaction is signed here (libsecp256k1) and sent with eth_sendRawTransactionSync
  *   (EIP-7966) where the node has it, else batched with the request for its receipt, which
- *   a chain that includes transactions at once answers in one trip.
+ *   a chain that includes transactions at once answers in one trip. An optimistic
+ *   settlement's transaction is only broadcast: sent alone, answered once the node took it.
  * - A nonce conflict (another sender has the nonce) takes a new nonce, read fresh from
  *   the chain, a few times; `nonce too high` (a lower nonce still on its way) resends the
  *   same transaction within the lease's send window. When the node did not accept the
  *   transaction its lease is ended with the reason, so the nonce is reused only when the
  *   chain proves it unused.
- * - Waiting for a receipt looks at the chain on its block rhythm (./inclusion.ts). A wait
+ * - Waiting for a receipt looks at the chain on its block rhythm (./inclusion.ts), one
+ *   request for every transaction waited for in this process. A wait
  *   that takes longer than a couple of blocks sends the same signed transaction again if
  *   the node no longer knows it (dropped), and fills a gap below it (a nonce whose
  *   holder died or gave up) with a zero-value transaction to itself.
@@ -22,7 +26,7 @@
 import { encodeFunctionData, formatTransactionReceipt, keccak256, serializeTransaction, concatHex, type Abi, type Hex, type TransactionReceipt } from "viem";
 import { log } from "@/lib/log";
 import { NotSentError, SettlementUnknownError, noAnswer, signDigest } from "@/lib/payments/x402/evm-local";
-import { awaitInclusion, BlockClock } from "@/lib/payments/x402/inclusion";
+import { BlockClock, InclusionWatcher } from "@/lib/payments/x402/inclusion";
 import { noteNoAnswer } from "@/lib/payments/x402/chain-call";
 import { gapWait, isAlreadyKnown, isNonceGap, isNonceUsed, SharedNonces, type Lease } from "@/lib/payments/x402/nonces";
 
@@ -107,6 +111,29 @@ export async function rpcCalls(url: string, timeoutMs: number, calls: Array<[str
   return calls.map((_, id) => byId.get(id) ?? { id, error: { code: -32603, message: "no answer for this call" } });
 }
 
+/**
+ * Fees from a batch of [eth_getBlockByNumber latest, eth_maxPriorityFeePerGas,
+ * eth_gasPrice], exactly as viem's estimateFeesPerGas computes them for a chain without
+ * fee overrides: the latest base fee × 1.2 plus the node's priority fee (or, when the node
+ * lacks eth_maxPriorityFeePerGas, its gas price minus the base fee, at least 0); a chain
+ * without a base fee gets its plain gas price. Throws when the batch does not say.
+ */
+export function feesFromBatch(block: RpcAnswer, priority: RpcAnswer, gasPrice: RpcAnswer): Fees {
+  const base = (block.result as { baseFeePerGas?: string } | null)?.baseFeePerGas;
+  const price = !gasPrice.error && typeof gasPrice.result === "string" ? BigInt(gasPrice.result) : null;
+  if (block.error || !block.result) throw new Error("no block in the answer");
+  if (typeof base !== "string") {
+    if (price === null) throw new Error("no gas price in the answer");
+    return { gasPrice: price };
+  }
+  const baseFee = BigInt(base);
+  let tip: bigint;
+  if (!priority.error && typeof priority.result === "string") tip = BigInt(priority.result);
+  else if (price !== null) tip = price > baseFee ? price - baseFee : 0n;
+  else throw new Error("no priority fee in the answer");
+  return { maxFeePerGas: (baseFee * 12n) / 10n + tip, maxPriorityFeePerGas: tip };
+}
+
 type Delivery = { kind: "accepted"; receipt: Receipt | null } | { kind: "used" | "gap" | "refused"; message: string; code: number };
 
 /** The facilitator key's transactions. */
@@ -117,7 +144,9 @@ export class KeySender {
   private batches = true;
   /** Whether the node has EIP-7966's eth_sendRawTransactionSync (null until the first send asks). */
   private sync: boolean | null = null;
-  private readonly clock = new BlockClock();
+  private readonly inclusion: InclusionWatcher<Receipt>;
+  /** When each waiting transaction was last nudged (sent again if dropped, gap below repaired). */
+  private readonly nudged = new Map<Hex, number>();
   /** Signed transactions the node accepted, by hash, to send again if it drops them. */
   private readonly signed = new Map<Hex, { raw: Hex; at: number }>();
   private repairing: Promise<void> | null = null;
@@ -138,12 +167,54 @@ export class KeySender {
       },
       { sendWindowMs: Math.min(SEND_WINDOW_MS, node.timeoutMs), sendTimeoutMs: Math.min(SEND_TIMEOUT_MS, node.timeoutMs) },
     );
+    this.inclusion = new InclusionWatcher<Receipt>(new BlockClock(), (hashes) => this.look(hashes as Hex[]), (hash, startedAt) => this.stillWaiting(hash as Hex, startedAt));
   }
 
-  /** EIP-1559 fees where the chain has them, else a legacy gas price; reused for 2 s. */
-  private feeFields(): Promise<Fees> {
-    if (this.fees && Date.now() - this.fees.at <= 2000) return this.fees.v;
-    const v: Promise<Fees> = this.reads.estimateFeesPerGas().then(
+  /**
+   * Reads what the next send needs from the chain ahead of it, while a payment is being
+   * verified: the fees (when the ones held are over a second old) and the key's nonces on
+   * the node (when the ones held are too old to take a nonce with, see SharedNonces), so
+   * the send itself only takes its nonce from the shared counter and goes out. Both in one
+   * JSON-RPC batch: separate requests at the same moment as the verification's simulation
+   * doubled its time on a local node (2.3 → 5.5 ms), one batch adds 1 ms.
+   */
+  prepare(): void {
+    const fees = !this.fees || Date.now() - this.fees.at > 1000;
+    const nonces = !this.nonces.chainFresh();
+    if (!fees && !nonces) return;
+    if (!this.batches) {
+      if (fees) void this.feeFields(1000).catch(() => undefined);
+      if (nonces) void this.nonces.chainNonces(false).catch(() => undefined);
+      return;
+    }
+    const address = this.node.address;
+    const calls: Array<[string, unknown[]]> = [];
+    if (nonces) calls.push(["eth_getTransactionCount", [address, "pending"]], ["eth_getTransactionCount", [address, "latest"]]);
+    if (fees) calls.push(["eth_getBlockByNumber", ["latest", false]], ["eth_maxPriorityFeePerGas", []], ["eth_gasPrice", []]);
+    const answers = rpcCalls(this.node.rpcUrl, this.node.timeoutMs, calls).then((a) => {
+      if (a) return a;
+      this.batches = false;
+      throw new Error("the node does not take batches");
+    });
+    answers.catch(() => undefined);
+    if (nonces) {
+      this.nonces.prime(
+        answers.then(([p, l]) => {
+          if (p!.error || l!.error || typeof p!.result !== "string" || typeof l!.result !== "string") throw new Error("no nonce in the answer");
+          return { pending: Number(p!.result), latest: Number(l!.result) };
+        }),
+      );
+    }
+    if (fees) {
+      const at = nonces ? 2 : 0;
+      // Read the usual way (below) when the batch did not give them.
+      void this.feeFields(1000, () => answers.then((a) => feesFromBatch(a[at]!, a[at + 1]!, a[at + 2]!)).catch(() => this.readFees())).catch(() => undefined);
+    }
+  }
+
+  /** What viem's estimateFeesPerGas answers for a chain without fee overrides, else a legacy gas price. */
+  private readFees(): Promise<Fees> {
+    return this.reads.estimateFeesPerGas().then(
       async (f): Promise<Fees> =>
         f.maxFeePerGas !== undefined && f.maxPriorityFeePerGas !== undefined ? { maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas } : { gasPrice: await this.reads.getGasPrice() },
       async (err: unknown): Promise<Fees> => {
@@ -152,7 +223,12 @@ export class KeySender {
         return { gasPrice: await this.reads.getGasPrice() };
       },
     );
-    const guarded = v.catch((err: unknown) => {
+  }
+
+  /** EIP-1559 fees where the chain has them, else a legacy gas price; reused for 2 s (`maxAgeMs`). */
+  private feeFields(maxAgeMs = 2000, read: () => Promise<Fees> = () => this.readFees()): Promise<Fees> {
+    if (this.fees && Date.now() - this.fees.at <= maxAgeMs) return this.fees.v;
+    const guarded = read().catch((err: unknown) => {
       throw new NotSentError(`fees could not be read (${firstLine(err)})`, noAnswer(err) ? "rpc_unreachable" : "transaction_refused", err);
     });
     this.fees = { at: Date.now(), v: guarded };
@@ -194,9 +270,11 @@ export class KeySender {
    * filler); resolves once the node accepted it, with the receipt when the node already
    * has one. Throws NotSentError (nothing was sent, or the nonce kept being taken),
    * SettlementUnknownError (it may have been sent) or RpcAnswerError (the node refused it:
-   * whose fault that is, a simulation tells).
+   * whose fault that is, a simulation tells). `broadcast`: only send (optimistic mode: no
+   * receipt asked for in the same request, and never eth_sendRawTransactionSync, which
+   * answers only once the transaction is included).
    */
-  async send(tx: OutgoingTx, given?: Lease): Promise<{ hash: Hex; receipt: Receipt | null; nonce: number }> {
+  async send(tx: OutgoingTx, given?: Lease, broadcast = false): Promise<{ hash: Hex; receipt: Receipt | null; nonce: number }> {
     const fees = await this.feeFields();
     for (let attempt = 0; ; attempt++) {
       const lease =
@@ -205,7 +283,7 @@ export class KeySender {
           throw new NotSentError(`no transaction nonce could be allocated (${firstLine(err)})`, "nonce_unavailable", err);
         }));
       const { raw, hash } = this.sign(tx, fees, lease.nonce);
-      const d = await this.deliver(raw, hash, lease);
+      const d = await this.deliver(raw, hash, lease, broadcast);
       if (d.kind === "accepted") {
         this.lastSendAt = Date.now();
         this.keep(hash, raw);
@@ -248,12 +326,12 @@ export class KeySender {
    * lease's window is open. Without an answer the lease is released (the transaction may
    * have arrived: the nonce is reused only once the chain shows it missing).
    */
-  private async deliver(raw: Hex, hash: Hex, lease: Lease): Promise<Delivery> {
+  private async deliver(raw: Hex, hash: Hex, lease: Lease, broadcast: boolean): Promise<Delivery> {
     let last: Delivery = { kind: "gap", message: "the lease's send window had closed before the first send", code: 0 };
     for (let gap = 0; this.nonces.maySend(lease); gap++) {
       let answers: RpcAnswer[];
       try {
-        answers = await this.post(raw, hash);
+        answers = await this.post(raw, hash, broadcast);
       } catch (err) {
         if (err instanceof NotSentError) {
           await this.nonces.end(lease, "free");
@@ -275,14 +353,19 @@ export class KeySender {
     return last;
   }
 
-  /** One send: [send answer, receipt answer (null result while not included)]. */
-  private async post(raw: Hex, hash: Hex): Promise<RpcAnswer[]> {
+  /** One send: [send answer, receipt answer (null result while not included, absent for a broadcast)]. */
+  private async post(raw: Hex, hash: Hex, broadcast: boolean): Promise<RpcAnswer[]> {
     const send: [string, unknown[]] = ["eth_sendRawTransaction", [raw]];
+    const timeout = this.nonces.timing.sendTimeoutMs;
+    if (broadcast) {
+      const alone = await rpcCalls(this.node.rpcUrl, timeout, [send]);
+      if (!alone) throw Object.assign(new Error("the RPC node answered with something other than JSON-RPC"), { name: "HttpRequestError" });
+      return alone;
+    }
     if (this.sync !== false) {
       const answers = await this.sendSync(raw, hash);
       if (answers) return answers;
     }
-    const timeout = this.nonces.timing.sendTimeoutMs;
     const batched = this.batches ? await rpcCalls(this.node.rpcUrl, timeout, [send, ["eth_getTransactionReceipt", [hash]]]) : null;
     if (batched) return batched;
     // The node does not take batches (it answered the batch with one error): send alone.
@@ -313,42 +396,41 @@ export class KeySender {
     return [res!, { id: 1, result: res!.result }];
   }
 
-  /** One look for a receipt, with the head's number for the block clock. */
-  private async look(hash: Hex): Promise<{ receipt: Receipt | null; head: number | null }> {
-    const calls: Array<[string, unknown[]]> = [
-      ["eth_getTransactionReceipt", [hash]],
-      ["eth_blockNumber", []],
-    ];
+  /** One look for receipts, with the head's number for the block clock: one batch where the node takes batches. */
+  private async look(hashes: Hex[]): Promise<{ receipts: Array<Receipt | null | Error>; head: number | null }> {
+    const calls: Array<[string, unknown[]]> = [["eth_blockNumber", []], ...hashes.map((h): [string, unknown[]] => ["eth_getTransactionReceipt", [h]])];
     const timeout = this.node.timeoutMs;
     const answers = this.batches ? ((await rpcCalls(this.node.rpcUrl, timeout, calls)) ?? ((this.batches = false), null)) : null;
-    const [r, h] = answers ?? (await Promise.all(calls.map(async (c) => (await rpcCalls(this.node.rpcUrl, timeout, [c]))![0]!)));
-    if (r!.error) throw new RpcAnswerError(r!.error.message, r!.error.code);
-    return { receipt: r!.result ? formatTransactionReceipt(r!.result as never) : null, head: typeof h?.result === "string" ? Number(h.result) : null };
+    const [h, ...rs] = answers ?? (await Promise.all(calls.map(async (c) => (await rpcCalls(this.node.rpcUrl, timeout, [c]))![0]!)));
+    const receipts = rs.map((r, i) => {
+      if (r!.error) return new RpcAnswerError(r!.error.message, r!.error.code);
+      if (!r!.result) return null;
+      this.signed.delete(hashes[i]!);
+      this.nudged.delete(hashes[i]!);
+      return formatTransactionReceipt(r!.result as never);
+    });
+    return { receipts, head: typeof h?.result === "string" ? Number(h.result) : null };
   }
 
   /**
    * Waits for a transaction's receipt (TimeoutError after `timeoutMs`: the outcome is then
-   * unknown, never "not paid"). A wait longer than a couple of blocks nudges the chain
-   * once a second: the transaction is sent again if the node dropped it, and a gap below
-   * it is filled (repair()).
+   * unknown, never "not paid"), looking on the chain's block rhythm (./inclusion.ts).
+   * `patient`: nobody waits for the answer (an optimistic payment's confirmation after its
+   * response, the sweep). A wait longer than a couple of blocks nudges the chain once a
+   * second: the transaction is sent again if the node dropped it, and a gap below it is
+   * filled (repair()).
    */
-  async awaitReceipt(hash: Hex, timeoutMs: number): Promise<Receipt> {
-    const started = Date.now();
-    let nudged = 0;
-    return awaitInclusion(
-      this.clock,
-      async () => {
-        const r = await this.look(hash);
-        const slowAfter = Math.max(3000, 2 * (this.clock.interval ?? 1000));
-        if (!r.receipt && Date.now() - started > slowAfter && Date.now() - nudged > 1000) {
-          nudged = Date.now();
-          void this.nudge(hash);
-        }
-        if (r.receipt) this.signed.delete(hash);
-        return r;
-      },
-      timeoutMs,
-    );
+  awaitReceipt(hash: Hex, timeoutMs: number, patient = false): Promise<Receipt> {
+    return this.inclusion.wait(hash, timeoutMs, !patient);
+  }
+
+  private stillWaiting(hash: Hex, startedAt: number): void {
+    const slowAfter = Math.max(3000, 2 * (this.inclusion.clock.interval ?? 1000));
+    const now = Date.now();
+    if (now - startedAt <= slowAfter || now - (this.nudged.get(hash) ?? 0) <= 1000) return;
+    if (this.nudged.size > 1000) for (const [h, at] of this.nudged) if (now - at > KEEP_SIGNED_MS) this.nudged.delete(h);
+    this.nudged.set(hash, now);
+    void this.nudge(hash);
   }
 
   /** Sends a waiting transaction again if the node no longer has it, and repairs a gap below it. */
