@@ -16,13 +16,22 @@ import { peekProcessState, processState, resetProcessState } from "@/lib/process
 
 export type Db = PrismaClient;
 
+export interface QueryOptions {
+  /**
+   * A name for the statement: PostgreSQL then parses and plans it once per connection
+   * rather than on every call (for the long statements on every paid call's path: lock,
+   * nonce, settlement record). Unique per SQL text. PGlite ignores it.
+   */
+  name?: string;
+}
+
 export interface DbHandle {
   prisma: PrismaClient;
   /**
    * The driver itself (PGlite or pg), for the few hot statements where Prisma's per-query
    * overhead matters (the ledger's group commits). Parameters are positional ($1...).
    */
-  query<T>(sql: string, params: unknown[]): Promise<T[]>;
+  query<T>(sql: string, params: unknown[], opts?: QueryOptions): Promise<T[]>;
   mode: "pglite" | "postgres";
   /** Schema holding the tables (PostgreSQL only; PGlite uses public). */
   schema: string;
@@ -99,7 +108,8 @@ async function openPostgres(url: string): Promise<DbHandle> {
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { schema }) });
   return {
     prisma,
-    query: async <T,>(sql: string, params: unknown[]) => (await pool.query(sql, params as unknown[])).rows as T[],
+    query: async <T,>(sql: string, params: unknown[], opts?: QueryOptions) =>
+      (opts?.name ? await pool.query({ name: opts.name, text: sql, values: params as unknown[] }) : await pool.query(sql, params as unknown[])).rows as T[],
     mode: "postgres",
     schema,
     close: async () => {

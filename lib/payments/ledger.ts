@@ -91,7 +91,7 @@ export async function lockPayment(p: LockInput, optimistic?: OptimisticAsk): Pro
     optimistic ? optimistic.capAtomic.toString() : null,
     optimistic?.settlementPayload ?? null,
     RESERVATION_SECONDS,
-  ]);
+  ], { name: "payment_lock" });
   const r = rows[0];
   if (r?.locked) {
     const lock: PaymentLock = { id, network: p.network, reference: p.reference };
@@ -155,7 +155,7 @@ export async function recordSettlement(
 ): Promise<string> {
   const h = await getDbHandle();
   const id = randomUUID();
-  const rows = await h.query<{ id: string }>(SETTLE_WITH_RECEIPT, [lock.id, txHash, payer, id, receipt.product, receipt.surface, receipt.credentialKind, receipt.amountUsd ?? null, status]);
+  const rows = await h.query<{ id: string }>(SETTLE_WITH_RECEIPT, [lock.id, txHash, payer, id, receipt.product, receipt.surface, receipt.credentialKind, receipt.amountUsd ?? null, status], { name: "payment_settle_with_receipt" });
   if (rows.length !== 1) throw new Error(`payment row ${lock.id} not found`);
   return id;
 }
@@ -241,8 +241,26 @@ export async function claimBroadcasts(o: { staleSeconds: number; paymentId: stri
   return rows.map((r) => ({ id: r.id, network: r.network, txHash: r.tx_hash, settlementPayload: r.settlement_payload }));
 }
 
-/** Records the transaction that sends a delivered optimistic payment's authorization again. */
+/** Records the transaction that sends a delivered optimistic payment's authorization again (on the payment and its receipt). */
 export async function replaceBroadcastTx(paymentId: string, txHash: string): Promise<void> {
   const h = await getDbHandle();
-  await h.query(`UPDATE payments SET tx_hash = $2, updated_at = now() WHERE id = $1 AND status = 'broadcast'`, [paymentId, txHash]);
+  await h.query(
+    `WITH u AS (UPDATE payments SET tx_hash = $2, updated_at = now() WHERE id = $1 AND status = 'broadcast' RETURNING id)
+     UPDATE access_log SET tx_hash = $2 WHERE payment_id IN (SELECT id FROM u)`,
+    [paymentId, txHash],
+  );
+}
+
+/**
+ * Takes back a "broadcast" record written while its transaction was being sent (see
+ * hold.ts, optimistic mode) when the node did not take the transaction: the receipt goes
+ * and the row is pending again, for the settlement's failure handling to end as usual.
+ */
+export async function unrecordBroadcast(lock: PaymentLock, receiptId: string): Promise<void> {
+  const h = await getDbHandle();
+  await h.query(
+    `WITH r AS (DELETE FROM access_log WHERE id = $2 AND payment_id = $1)
+     UPDATE payments SET status = '${PENDING_OPTIMISTIC}', tx_hash = NULL, updated_at = now() WHERE id = $1 AND status = 'broadcast'`,
+    [lock.id, receiptId],
+  );
 }

@@ -2,12 +2,13 @@
  * What the in-process EVM facilitator adds around the official `exact` scheme
  * (`@x402/evm/exact/facilitator`), for EIP-3009 authorizations:
  *
- * - A plain-ECDSA authorization from an account without code is verified here first, with
- *   the official verifier's checks in its order, the signature recovered by libsecp256k1
- *   compiled to WebAssembly (0.3 ms, where the JavaScript recovery takes 2-5 ms of CPU) and
- *   the very on-chain simulation the official verifier runs. This check can only answer
- *   "valid", and only when every step passed, the simulation included; anything else goes
- *   to the official verifier, which decides and explains the refusal.
+ * - A plain-ECDSA authorization from an account without code is verified here first: the
+ *   official verifier's checks of recipient, amount and validity window, and the very
+ *   on-chain simulation it runs, in which the token contract checks the signature itself
+ *   (so it is not recovered here as well: a successful simulation of the exact transfer
+ *   settlement sends proves it). This check can only answer "valid", and only when every
+ *   step passed, the simulation included; anything else goes to the official verifier,
+ *   which decides and explains the refusal.
  * - Settlement of an authorization this process verified moments ago sends the transfer
  *   directly. The official settle verifies everything again first (a second signature
  *   recovery) and then sends the identical transaction; the token contract checks the
@@ -19,11 +20,12 @@
  *   not learned.
  */
 import * as secp256k1 from "tiny-secp256k1";
-import { bytesToHex, encodeFunctionData, getAddress, hashTypedData, hexToBytes, isAddressEqual, isErc6492Signature, keccak256, parseAbi, parseAbiItem, parseErc6492Signature, parseEventLogs, parseSignature, type Hex, type Log, type PublicClient } from "viem";
+import { bytesToHex, encodeFunctionData, getAddress, hexToBytes, isAddressEqual, isErc6492Signature, keccak256, parseAbi, parseAbiItem, parseErc6492Signature, parseEventLogs, parseSignature, type Hex, type Log, type PublicClient } from "viem";
 import { eip3009ABI } from "@x402/evm";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { CheckedSettle, CheckedVerify } from "@/lib/payments/x402/facilitator-call";
-import { evmChainId, TRANSFER_WITH_AUTHORIZATION_TYPES } from "@/lib/payments/x402/eip3009";
+import type { SendAhead } from "@/lib/payments/x402/sender";
+import { evmChainId } from "@/lib/payments/x402/eip3009";
 
 interface Eip3009 {
   signature: Hex;
@@ -72,32 +74,13 @@ function transferArgs(p: Eip3009) {
 
 type ReadContract = (a: { address: Hex; abi: unknown; functionName: string; args?: readonly unknown[] }) => Promise<unknown>;
 
-/** Half the secp256k1 group order: tokens refuse a larger s (EIP-2), so such signatures take the official path. */
-const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
-
-/**
- * The address whose key produced a 65-byte r‖s‖v signature of `digest`, recovered by
- * libsecp256k1 (WebAssembly); null for a signature it cannot or should not judge (v not
- * 27/28/0/1, s in the upper half, r or s out of range).
- */
-export function recoverSigner(digest: Hex, signature: Hex): Hex | null {
-  try {
-    const sig = hexToBytes(signature);
-    if (sig.length !== 65) return null;
-    const v = sig[64]!;
-    const recoveryId = v >= 27 ? v - 27 : v;
-    if (recoveryId !== 0 && recoveryId !== 1) return null;
-    if (BigInt(bytesToHex(sig.subarray(32, 64))) > HALF_N) return null;
-    const pub = secp256k1.recover(hexToBytes(digest), sig.subarray(0, 64), recoveryId, false);
-    return pub ? getAddress(`0x${keccak256(pub.subarray(1)).slice(-40)}`) : null;
-  } catch {
-    return null;
-  }
-}
-
 export interface LocalReads {
   read: ReadContract;
   getCode(a: { address: Hex }): Promise<Hex | undefined>;
+  /** An eth_call of `data` on `to` at the latest block: true when it succeeds, false otherwise (never rejects; faster than `read` for the simulation). */
+  call?(to: Hex, data: Hex): Promise<boolean>;
+  /** Runs once the simulation's request is on its way (reads the settlement will need go out behind it). */
+  afterSimulationSent?(): void;
 }
 
 /**
@@ -123,27 +106,21 @@ export async function verifyLocally(chain: LocalReads, payload: PaymentPayload, 
   } catch {
     return null;
   }
-  // The simulation goes out first; the checks below (the typed-data hash included) run while it travels.
-  const simulated = chain.read({ address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args }).then(
-    () => true,
-    () => false,
-  );
-  await new Promise((r) => setImmediate(r)); // let the request reach the socket before the CPU work
-  let digest: Hex;
-  try {
-    digest = hashTypedData({
-      domain: { name, version, chainId, verifyingContract: asset },
-      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-      primaryType: "TransferWithAuthorization",
-      message: { from: a.from, to: a.to, value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce },
-    });
-  } catch {
-    return null;
-  }
+  // The simulation goes out first; the checks below run while it travels. It is the very
+  // transfer settlement sends: the token contract itself checks the signature (against its
+  // own EIP-712 domain, so also that the payer signed the domain the requirement names),
+  // the validity window, the nonce and the balance. A payer with code signs by ERC-1271,
+  // and a token without code proves nothing: those take the official path.
+  const simulated = chain.call
+    ? chain.call(asset, encodeFunctionData({ abi: eip3009ABI, functionName: "transferWithAuthorization", args: args as never }))
+    : chain.read({ address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args }).then(
+        () => true,
+        () => false,
+      );
+  chain.afterSimulationSent?.();
   const [payerCode, assetCode] = await Promise.all([chain.getCode({ address: from }), chain.getCode({ address: asset })]);
-  if (payerCode && payerCode !== "0x") return null; // a contract wallet signs by ERC-1271: official path
+  if (payerCode && payerCode !== "0x") return null;
   if (!assetCode || assetCode === "0x") return null;
-  if (recoverSigner(digest, p.signature) !== from) return null;
   if (getAddress(a.to) !== getAddress(req.payTo)) return null;
   const now = Math.floor(Date.now() / 1000);
   if (BigInt(a.validBefore) < BigInt(now + 6) || BigInt(a.validAfter) > BigInt(now) || BigInt(a.value) !== BigInt(req.amount)) return null;
@@ -191,7 +168,7 @@ export interface LocalChain {
    * answer as soon as the node accepted it (no receipt asked for, never a send that waits
    * for inclusion).
    */
-  submit(a: { address: Hex; abi: unknown; functionName: string; args: readonly unknown[] }, broadcast?: boolean): Promise<{ hash: Hex; receipt: Receipt | null }>;
+  submit(a: { address: Hex; abi: unknown; functionName: string; args: readonly unknown[] }, broadcast?: boolean, ahead?: SendAhead | null): Promise<{ hash: Hex; receipt: Receipt | null }>;
   /** `patient`: nobody waits for the answer (see InclusionWatcher). */
   waitForTransactionReceipt(a: { hash: Hex; timeout: number; patient?: boolean }): Promise<Receipt>;
   /** Runs the call on the chain's latest state: true when it succeeds, false when it reverts, null without an answer. */
@@ -207,6 +184,14 @@ function transferred(logs: Log[], asset: Hex, a: Eip3009["authorization"]): bool
   return events.some((e) => isAddressEqual(e.args.from, a.from) && isAddressEqual(e.args.to, a.to) && e.args.value === BigInt(a.value));
 }
 
+/** The settlement's contract call for a plain-ECDSA authorization: `transferWithAuthorization(..., v, r, s)` on the requirement's asset. */
+export function transferCall(payload: PaymentPayload, req: PaymentRequirements) {
+  return { address: getAddress(req.asset), abi: eip3009ABI, functionName: "transferWithAuthorization", args: transferArgs(eip3009Of(payload)) } as const;
+}
+
+/** Whether an authorization's signature is a plain 65-byte ECDSA one (the local settlement path takes only these). */
+export const plainSignature = (payload: PaymentPayload): boolean => isPlainEcdsa(eip3009Of(payload).signature ?? "");
+
 /**
  * Settles an authorization this process verified (see VerifiedPayments); returns null when
  * the payment must take the official path instead. Throws SettlementUnknownError when the
@@ -219,6 +204,8 @@ export async function settleVerified(
   timeoutMs: number,
   /** false: return as soon as the node accepted the transaction (optimistic mode); `broadcast` is then true unless it was already included. */
   wait = true,
+  /** A nonce taken ahead for this send (optimistic mode), if any. */
+  ahead?: SendAhead | null,
 ): Promise<(CheckedSettle & { broadcast?: boolean }) | null> {
   const p = eip3009Of(payload);
   if (!isPlainEcdsa(p.signature)) return null;
@@ -228,12 +215,12 @@ export async function settleVerified(
   if (BigInt(a.validBefore) < BigInt(Math.floor(Date.now() / 1000) + 6)) {
     return { ...base, success: false, transaction: "", errorReason: "invalid_exact_evm_payload_authorization_valid_before" };
   }
-  const asset = getAddress(req.asset);
-  const call = { address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: transferArgs(p) } as const;
+  const call = transferCall(payload, req);
+  const asset = call.address;
   let tx: Hex;
   let receipt: Receipt | null;
   try {
-    ({ hash: tx, receipt } = await chain.submit(call, !wait));
+    ({ hash: tx, receipt } = await chain.submit(call, !wait, ahead));
   } catch (err) {
     if (err instanceof NotSentError || err instanceof SettlementUnknownError) throw err;
     const message = firstLine(err);

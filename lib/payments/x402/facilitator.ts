@@ -26,7 +26,7 @@ import { remoteFacilitatorClient } from "@/lib/payments/x402/remote";
 import { evmChainId } from "@/lib/payments/x402/eip3009";
 import { askFacilitator, FacilitatorError, SettleAnswer, VerifyAnswer, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
 import { noteNoAnswer, noteOurFailure, recordingChainCalls } from "@/lib/payments/x402/chain-call";
-import { KeySender, RpcAnswerError } from "@/lib/payments/x402/sender";
+import { KeySender, RpcAnswerError, rpcCalls, type SendAhead } from "@/lib/payments/x402/sender";
 import { DbPendingSettlements } from "@/lib/payments/x402/pending-store";
 import { reconcileBroadcasts, type ReconcileChain } from "@/lib/payments/x402/reconcile";
 import {
@@ -35,7 +35,9 @@ import {
   noAnswer,
   authorizationOutcome,
   confirmSubmitted,
+  plainSignature,
   settleVerified,
+  transferCall,
   transferSimulates,
   verifyLocally,
   VerifiedPayments,
@@ -50,6 +52,8 @@ export { FacilitatorError } from "@/lib/payments/x402/facilitator-call";
 interface Local {
   chain: LocalChain;
   read: LocalReads["read"];
+  call: NonNullable<LocalReads["call"]>;
+  gasOf(a: { address: Hex; abi: unknown; functionName: string; args?: readonly unknown[] }): Promise<bigint>;
   getCode(a: { address: Hex }): Promise<Hex | undefined>;
   verified: VerifiedPayments;
   sender: KeySender;
@@ -114,12 +118,15 @@ function buildClient(): Built | null {
     settle: (p, r) => facilitator.settle(p, r),
     getSupported: async () => facilitator.getSupported(),
   } as FacilitatorClient;
+  /** The gas limit of a settlement call (see KeySender.gasFor); NotSentError when it cannot be estimated. */
+  const gasOf = (a: { address: Hex; abi: unknown; functionName: string; args?: readonly unknown[] }) =>
+    sender.gasFor(a, () => wallet.estimateContractGas({ ...(a as Record<string, unknown>), account } as never)).catch((err: unknown) => {
+      throw new NotSentError(`the settlement could not be prepared (${firstLine(err)})`, noAnswer(err) ? "rpc_unreachable" : "transaction_refused", err);
+    });
   const chain: LocalChain = {
-    submit: async (a, broadcast) => {
-      const gas = await sender.gasFor(a, () => wallet.estimateContractGas({ ...(a as Record<string, unknown>), account } as never)).catch((err: unknown) => {
-        throw new NotSentError(`the settlement could not be prepared (${firstLine(err)})`, noAnswer(err) ? "rpc_unreachable" : "transaction_refused", err);
-      });
-      const { hash, receipt } = await sender.send({ to: a.address, data: KeySender.callData(a), gas }, undefined, broadcast);
+    submit: async (a, broadcast, ahead) => {
+      const gas = await gasOf(a);
+      const { hash, receipt } = await sender.send({ to: a.address, data: KeySender.callData(a), gas }, undefined, broadcast, ahead);
       return { hash, receipt: receipt as never };
     },
     waitForTransactionReceipt: (a) => sender.awaitReceipt(a.hash, a.timeout, a.patient) as never,
@@ -128,7 +135,14 @@ function buildClient(): Built | null {
   const reader = wallet as unknown as PublicClient;
   const local: Local = {
     chain,
+    gasOf,
     read: (a) => wallet.readContract(a as never),
+    // Never rejects: a node without an answer is a failed simulation here (and recorded for the call, ./chain-call.ts).
+    call: (to, data) =>
+      rpcCalls(rpc, cfg.PAYMENT_TIMEOUT_MS, [["eth_call", [{ to, data }, "latest"]]]).then(
+        (answers) => !!answers && !answers[0]!.error && typeof answers[0]!.result === "string",
+        () => false,
+      ),
     getCode: (a) => signer.getCode(a),
     verified: new VerifiedPayments(),
     sender,
@@ -257,14 +271,22 @@ function builtOrThrow(): Built {
   return b;
 }
 
-export async function verifyWithFacilitator(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedVerify> {
+export async function verifyWithFacilitator(payload: PaymentPayload, req: PaymentRequirements, opts: { readAhead?: boolean } = {}): Promise<CheckedVerify> {
   const { client, local } = builtOrThrow();
   if (!local) return askFacilitator("verify", VerifyAnswer, client, (f) => f.verify(payload, req), req.network);
-  // What settling it will read from the chain is read now, during the simulation's round trip.
-  local.sender.prepare();
+  // What settling it will read from the chain is read now, during the simulation's round
+  // trip (asked right behind the simulation, so the node answers the simulation first).
+  let prepared = false;
+  const prepare = () => {
+    if (prepared) return;
+    prepared = true;
+    // A payment that prepares its broadcast ahead (sendAhead) uses the fees and nonces held.
+    if (opts.readAhead !== false) local.sender.prepare();
+  };
   const { call, result: v } = await recordingChainCalls(async () => {
     // Plain-ECDSA payments from accounts without code are checked here (valid or "don't know").
-    const fast = await verifyLocally(local, payload, req).catch(() => null);
+    const fast = await verifyLocally({ ...local, afterSimulationSent: prepare }, payload, req).catch(() => null);
+    prepare();
     if (fast) return fast;
     return askFacilitator("verify", VerifyAnswer, client, (f) => f.verify(payload, req), req.network);
   });
@@ -327,13 +349,33 @@ async function settleRemotely(client: FacilitatorClient, payload: PaymentPayload
  * the transfer (`broadcast: true`, confirm it with confirmBroadcastOnChain), for a payment
  * this process verified locally; any other payment is settled and confirmed as usual.
  */
-export async function broadcastWithFacilitator(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle & { broadcast?: boolean }> {
-  const { client, local } = builtOrThrow();
-  if (local?.verified.take(payload, req)) {
-    const sent = await settleVerified(local.chain, payload, req, env().PAYMENT_TIMEOUT_MS, false);
-    if (sent) return sent;
+export async function broadcastWithFacilitator(payload: PaymentPayload, req: PaymentRequirements, ahead?: SendAhead | null): Promise<CheckedSettle & { broadcast?: boolean }> {
+  try {
+    const { client, local } = builtOrThrow();
+    if (local?.verified.take(payload, req)) {
+      const sent = await settleVerified(local.chain, payload, req, env().PAYMENT_TIMEOUT_MS, false, ahead);
+      if (sent) return sent;
+    }
+    return await (local ? settleOfficially(client, payload, req) : settleRemotely(client, payload, req));
+  } finally {
+    ahead?.free(); // unless the broadcast claimed it
   }
-  return local ? settleOfficially(client, payload, req) : settleRemotely(client, payload, req);
+}
+
+/**
+ * An optimistic payment's broadcast prepared now, while the payment is verified (nonce
+ * taken, transaction signed; see SendAhead), or null when it would not be sent by this
+ * process's own sender (a remote facilitator, a signature the local path does not take).
+ */
+export function sendAhead(payload: PaymentPayload, req: PaymentRequirements): SendAhead | null {
+  try {
+    const local = builtOrThrow().local;
+    if (!local || !plainSignature(payload)) return null;
+    const call = transferCall(payload, req);
+    return local.sender.sendAhead(async () => ({ to: call.address, data: KeySender.callData(call), gas: await local.gasOf(call) }));
+  } catch {
+    return null;
+  }
 }
 
 /** Waits for a broadcast settlement (broadcastWithFacilitator) to be included and checks its transfer. */

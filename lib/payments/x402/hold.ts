@@ -16,10 +16,11 @@
  */
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { AuthorizedPayment, ReceiptFields } from "@/lib/payments/types";
-import { lockPayment, markFailed, markUnknown, recordSettlement, releaseLock, type LockInput, type PaymentLock } from "@/lib/payments/ledger";
+import { confirmBroadcast, lockPayment, markFailed, markUnknown, recordSettlement, releaseLock, replaceBroadcastTx, unrecordBroadcast, type LockInput, type PaymentLock } from "@/lib/payments/ledger";
 import { FacilitatorError, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
 import { NotSentError, SettlementUnknownError } from "@/lib/payments/x402/evm-local";
-import { broadcastWithFacilitator } from "@/lib/payments/x402/facilitator";
+import { broadcastWithFacilitator, sendAhead } from "@/lib/payments/x402/facilitator";
+import type { SendAhead } from "@/lib/payments/x402/sender";
 import { confirmLater, optimisticAsk, settlementMode } from "@/lib/payments/x402/optimistic";
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -32,7 +33,8 @@ export interface HoldInput {
   payer: string | null;
   payload: PaymentPayload;
   req: PaymentRequirements;
-  verify(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedVerify>;
+  /** `readAhead: false`: the settlement prepares its transaction itself (optimistic mode), nothing to read for it during verification. */
+  verify(payload: PaymentPayload, req: PaymentRequirements, opts?: { readAhead?: boolean }): Promise<CheckedVerify>;
   settle(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle>;
   /**
    * Reads the payment's outcome on chain (used after an unknown or refused settlement);
@@ -104,16 +106,24 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   // be delivered in optimistic mode asks for its share of the payer's optimistic cap in the
   // lock's own statement; a share taken for a payment that then fails verification goes
   // with its row when the lock is released.
-  const verifying = o.verify(o.payload, o.req);
   let ask: ReturnType<typeof optimisticAsk> = null;
   try {
     ask = optimisticAsk(o.payload, o.req, o.payer);
   } catch {
     // No in-process facilitator could be built: the verification says why; never optimistic.
   }
+  const verifying = o.verify(o.payload, o.req, { readAhead: !ask });
+  // A call that may be delivered optimistically prepares its broadcast now too (nonce
+  // taken, transaction signed), so after the handler it only goes out; the nonce is handed
+  // back whenever the broadcast does not happen.
+  const ahead = ask ? sendAhead(o.payload, o.req) : null;
   const [verified, locked] = await Promise.allSettled([verifying, lockPayment(o.lock, ask ?? undefined)]);
-  if (locked.status === "rejected") throw locked.reason;
+  if (locked.status === "rejected") {
+    ahead?.free();
+    throw locked.reason;
+  }
   const lock = locked.value;
+  if (verified.status !== "fulfilled" || !verified.value.isValid || !lock.optimistic?.reserved || lock.reclaimed) ahead?.free();
   if (verified.status === "rejected") {
     await releaseLock(lock);
     const err = verified.reason as Error;
@@ -143,18 +153,79 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
     await releaseLock(lock);
     throw err;
   }
-  if (mode === "optimistic") return grant(o, lock, () => broadcastWithFacilitator(o.payload, o.req));
+  if (mode === "optimistic") return grant(o, lock, (early) => broadcastWithFacilitator(o.payload, o.req, early(ahead)), ahead);
   return grant(o, lock, () => o.settle(o.payload, o.req));
 }
 
-function grant(o: HoldInput, lock: PaymentLock, settle: () => Promise<CheckedSettle & { broadcast?: boolean }>): AuthorizedPayment {
+/**
+ * An optimistic payment's row and receipt written while its transaction is broadcast: the
+ * transaction's hash is known once it is signed (SendAhead.onSigned), so the write need not
+ * wait for the node's answer. `finish` gives the receipt id once the node took the
+ * transaction (the hash updated if the send had to sign it again with a new nonce); `undo`
+ * takes the record back when it did not, before the failure is handled as usual.
+ */
+class EarlyRecord {
+  private hash: string | null = null;
+  private writing: Promise<string | null> | null = null;
+
+  constructor(
+    private readonly lock: PaymentLock,
+    private readonly write: (hash: string) => Promise<string>,
+  ) {}
+
+  /** Hooks the record onto `ahead`'s first signed transaction; returns `ahead` for the send. */
+  attach(ahead: SendAhead | null | undefined): SendAhead | null {
+    if (!ahead) return null;
+    ahead.onSigned = (hash) => {
+      if (this.writing) return;
+      this.hash = hash;
+      this.writing = this.write(hash).catch((err: unknown) => {
+        log.error("payment.record_failed", { paymentId: this.lock.id, network: this.lock.network, transaction: hash, message: (err as Error).message });
+        return null;
+      });
+    };
+    return ahead;
+  }
+
+  get started(): boolean {
+    return this.writing !== null;
+  }
+
+  /** The receipt id (null when the write failed, which is logged: the payer has paid and is served). */
+  async finish(tx: string): Promise<string | null> {
+    const id = await this.writing;
+    if (id && tx !== this.hash) await replaceBroadcastTx(this.lock.id, tx).catch((err: unknown) => log.error("payment.record_failed", { paymentId: this.lock.id, transaction: tx, message: (err as Error).message }));
+    return id ?? null;
+  }
+
+  /** Never throws: a record that cannot be taken back is logged (the sweep would then find a "broadcast" row whose transaction the node never took). */
+  async undo(): Promise<void> {
+    const writing = this.writing;
+    this.writing = null;
+    this.hash = null;
+    const id = await writing;
+    if (id) await unrecordBroadcast(this.lock, id).catch((err: unknown) => log.error("payment.unrecord_failed", { paymentId: this.lock.id, receiptId: id, message: (err as Error).message }));
+  }
+}
+
+function grant(
+  o: HoldInput,
+  lock: PaymentLock,
+  settle: (early: (ahead: SendAhead | null | undefined) => SendAhead | null) => Promise<CheckedSettle & { broadcast?: boolean }>,
+  ahead?: SendAhead | null,
+): AuthorizedPayment {
   return {
     kind: "x402",
     paymentId: lock.id,
     payer: o.payer,
-    release: () => releaseLock(lock),
+    release: () => {
+      ahead?.free();
+      return releaseLock(lock);
+    },
     settle: async (receipt: ReceiptFields) => {
       let s: CheckedSettle & { broadcast?: boolean };
+      const fields = { ...receipt, credentialKind: "x402" as const };
+      const early = new EarlyRecord(lock, (hash) => recordSettlement(lock, hash, o.payer, fields, "broadcast"));
       /** Nothing moved and the payment is fine: the row is dropped (or, taken over, left claimable) and the authorization stays usable. */
       const defer = async (err: NotSentError): Promise<never> => {
         await releaseLock(lock).catch((e: unknown) => log.error("payment.release_failed", { paymentId: lock.id, message: (e as Error).message }));
@@ -162,8 +233,9 @@ function grant(o: HoldInput, lock: PaymentLock, settle: () => Promise<CheckedSet
         throw deferred(lock.id, err);
       };
       try {
-        s = await settle();
+        s = await settle((a) => early.attach(a));
       } catch (err) {
+        await early.undo();
         if (err instanceof NotSentError) return defer(err);
         const e = err as Error;
         const tx = err instanceof SettlementUnknownError ? err.transaction : null;
@@ -172,6 +244,7 @@ function grant(o: HoldInput, lock: PaymentLock, settle: () => Promise<CheckedSet
         throw pending(lock.id, err instanceof FacilitatorError || err instanceof SettlementUnknownError ? e.message : "settlement error");
       }
       if (!s.success) {
+        await early.undo();
         // A transfer refused because the authorization was already used may have been
         // made by an earlier attempt of this very payment (or by anyone holding it): it is
         // paid when the chain shows that very transfer (outcome checks recipient and
@@ -207,11 +280,16 @@ function grant(o: HoldInput, lock: PaymentLock, settle: () => Promise<CheckedSet
       }
       const who = s.payer || o.payer;
       let receiptId: string | null = null;
-      try {
-        receiptId = await recordSettlement(lock, s.transaction, who, { ...receipt, credentialKind: "x402" }, s.broadcast ? "broadcast" : "settled");
-      } catch (err) {
-        // The payer has paid: deliver, and leave the evidence in the log.
-        log.error("payment.record_failed", { paymentId: lock.id, network: s.network, transaction: s.transaction, message: (err as Error).message });
+      if (early.started) {
+        receiptId = await early.finish(s.transaction);
+        if (receiptId && !s.broadcast) await confirmBroadcast(lock.id, { settled: true, txHash: s.transaction }).catch(() => undefined);
+      } else {
+        try {
+          receiptId = await recordSettlement(lock, s.transaction, who, fields, s.broadcast ? "broadcast" : "settled");
+        } catch (err) {
+          // The payer has paid: deliver, and leave the evidence in the log.
+          log.error("payment.record_failed", { paymentId: lock.id, network: s.network, transaction: s.transaction, message: (err as Error).message });
+        }
       }
       // Optimistic mode: delivered now, the transfer is confirmed after the response.
       if (s.broadcast) confirmLater(lock.id, o.payload, o.req, s.transaction);

@@ -135,6 +135,8 @@ const END = `UPDATE evm_nonce_leases SET state = $4, token = NULL, since = now()
 /** Nonces of one sending key, shared through the database. */
 export class SharedNonces {
   private chain: { at: number; v: Promise<ChainNonces> } | null = null;
+  /** The last answer the chain gave, whatever its age (see take()'s `anyRead`). */
+  private lastRead: ChainNonces | null = null;
 
   constructor(
     /** The key's id in the tables: `<chain id>:<address>`. */
@@ -159,9 +161,17 @@ export class SharedNonces {
   prime(v: Promise<ChainNonces>): void {
     const held = { at: Date.now(), v };
     this.chain = held;
+    this.remember(v);
     v.catch(() => {
       if (this.chain === held) this.chain = null;
     });
+  }
+
+  private remember(v: Promise<ChainNonces>): void {
+    v.then(
+      (c) => (this.lastRead = c),
+      () => undefined,
+    );
   }
 
   /** The chain's nonces; `fresh` reads them now (and refreshes what others reuse). */
@@ -169,16 +179,24 @@ export class SharedNonces {
     if (fresh || !this.chain || Date.now() - this.chain.at > this.chainTtlMs) {
       const v = this.readChain();
       this.chain = { at: Date.now(), v };
+      this.remember(v);
       v.catch(() => (this.chain = null));
     }
     return this.chain.v;
   }
 
-  /** The next nonce to send with; `fresh` reads the chain first (after a nonce conflict). */
-  async take(fresh = false): Promise<Lease> {
+  /**
+   * The next nonce to send with; `fresh` reads the chain first (after a nonce conflict).
+   * `anyRead`: take with the chain's last answer whatever its age when there is one (a
+   * nonce taken ahead, during a payment's verification, must not wait for a read). That is
+   * safe: the counter is ahead of the chain under load, and where it is not (another sender
+   * used the key meanwhile) the node refuses the nonce as used and the send takes a new
+   * one, read fresh; reuse always reads fresh (`need_fresh`).
+   */
+  async take(fresh = false, anyRead = false): Promise<Lease> {
     const token = randomUUID();
     for (let waits = 0; ; ) {
-      const c = await this.chainNonces(fresh);
+      const c = !fresh && anyRead && this.lastRead ? this.lastRead : await this.chainNonces(fresh);
       const h = await getDbHandle();
       const rows = await h.query<{ nonce: string | null; need_fresh: boolean; wait_ms: number | null }>(TAKE, [
         this.key,
@@ -189,7 +207,7 @@ export class SharedNonces {
         this.expirySeconds,
         RELEASE_GRACE_MS / 1000,
         waits < 3,
-      ]);
+      ], { name: "evm_nonce_take" });
       const row = rows[0];
       if (row?.need_fresh && !fresh) {
         fresh = true;

@@ -24,10 +24,12 @@
  *   holder died or gave up) with a zero-value transaction to itself.
  */
 import { encodeFunctionData, formatTransactionReceipt, keccak256, serializeTransaction, concatHex, type Abi, type Hex, type TransactionReceipt } from "viem";
+import { performance } from "node:perf_hooks";
 import { log } from "@/lib/log";
 import { NotSentError, SettlementUnknownError, noAnswer, signDigest } from "@/lib/payments/x402/evm-local";
 import { BlockClock, InclusionWatcher } from "@/lib/payments/x402/inclusion";
 import { noteNoAnswer } from "@/lib/payments/x402/chain-call";
+import { postJson } from "@/lib/payments/x402/rpc-http";
 import { gapWait, isAlreadyKnown, isNonceGap, isNonceUsed, SharedNonces, type Lease } from "@/lib/payments/x402/nonces";
 
 /** How many times a transaction takes a new nonce after a nonce conflict before giving up (as our failure). */
@@ -90,20 +92,15 @@ export async function rpcCalls(url: string, timeoutMs: number, calls: Array<[str
   const requests = calls.map(([method, params], id) => ({ jsonrpc: "2.0", id, method, params }));
   let answers: unknown;
   try {
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(requests.length === 1 ? requests[0] : requests),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    answers = await res.json();
+    answers = await postJson(url, requests.length === 1 ? requests[0] : requests, timeoutMs);
   } catch (err) {
     noteNoAnswer(err);
-    const e = err as Error & { cause?: { code?: string } };
+    const e = err as Error & { code?: string; cause?: { code?: string } };
     if (e.name === "TimeoutError") throw e;
     // A refused connection carried nothing: certainly not sent.
-    if (e.cause?.code === "ECONNREFUSED") throw new NotSentError(`the RPC node is unreachable (${e.cause.code})`, "rpc_unreachable", err);
-    throw Object.assign(new Error(`the RPC node did not answer (${e.message})`), { name: "HttpRequestError" });
+    const code = e.code ?? e.cause?.code;
+    if (code === "ECONNREFUSED") throw new NotSentError(`the RPC node is unreachable (${code})`, "rpc_unreachable", err);
+    throw e.name === "HttpRequestError" ? e : Object.assign(new Error(`the RPC node did not answer (${e.message})`), { name: "HttpRequestError" });
   }
   if (requests.length === 1) answers = [answers];
   else if (!Array.isArray(answers)) return null;
@@ -168,6 +165,31 @@ export class KeySender {
       { sendWindowMs: Math.min(SEND_WINDOW_MS, node.timeoutMs), sendTimeoutMs: Math.min(SEND_TIMEOUT_MS, node.timeoutMs) },
     );
     this.inclusion = new InclusionWatcher<Receipt>(new BlockClock(), (hashes) => this.look(hashes as Hex[]), (hash, startedAt) => this.stillWaiting(hash as Hex, startedAt));
+  }
+
+  /**
+   * Prepares a transaction for a send that will probably follow within a moment (an
+   * optimistic payment's broadcast, prepared while the payment is verified): its nonce
+   * taken from the shared counter without waiting for a read of the chain, signed with the
+   * fees held; see SendAhead.
+   */
+  sendAhead(txOf: () => Promise<OutgoingTx>): SendAhead {
+    const leasing = this.nonces.take(false, true);
+    const prepared = (async (): Promise<Prepared | null> => {
+      const [tx, fees, lease] = await Promise.allSettled([txOf(), this.feeFields(AHEAD_FEES_MAX_AGE_MS), leasing]);
+      if (tx.status === "fulfilled" && fees.status === "fulfilled" && lease.status === "fulfilled") {
+        return { lease: lease.value, tx: tx.value, ...this.sign(tx.value, fees.value, lease.value.nonce) };
+      }
+      if (lease.status === "fulfilled") await this.nonces.end(lease.value, "free");
+      const failed = [tx, fees, lease].find((r) => r.status === "rejected") as PromiseRejectedResult;
+      log.warn("settlement.send_ahead_failed", { sender: this.nonces.key, message: firstLine(failed.reason) });
+      return null;
+    })();
+    return new SendAhead(
+      prepared,
+      (lease) => this.nonces.end(lease, "free"),
+      (lease) => this.nonces.maySend(lease),
+    );
   }
 
   /**
@@ -274,19 +296,29 @@ export class KeySender {
    * receipt asked for in the same request, and never eth_sendRawTransactionSync, which
    * answers only once the transaction is included).
    */
-  async send(tx: OutgoingTx, given?: Lease, broadcast = false): Promise<{ hash: Hex; receipt: Receipt | null; nonce: number }> {
-    const fees = await this.feeFields();
+  async send(tx: OutgoingTx, given?: Lease, broadcast = false, ahead?: SendAhead | null): Promise<{ hash: Hex; receipt: Receipt | null; nonce: number }> {
+    let again: Lease | null = null;
+    let refeed = false;
     for (let attempt = 0; ; attempt++) {
-      const lease =
+      const pre = !given && attempt === 0 && ahead ? await ahead.claim(tx) : null;
+      const lease: Lease =
         given ??
+        again ??
+        pre?.lease ??
         (await this.nonces.take(attempt > 0).catch((err: unknown) => {
           throw new NotSentError(`no transaction nonce could be allocated (${firstLine(err)})`, "nonce_unavailable", err);
         }));
-      const { raw, hash } = this.sign(tx, fees, lease.nonce);
+      again = null;
+      // A transaction signed ahead goes out as it is; fees are only read for one signed now.
+      const { raw, hash } = pre?.signed ?? this.sign(tx, await this.feeFields(refeed ? 0 : undefined), lease.nonce);
+      ahead?.onSigned?.(hash);
       const d = await this.deliver(raw, hash, lease, broadcast);
       if (d.kind === "accepted") {
         this.lastSendAt = Date.now();
         this.keep(hash, raw);
+        // Fees and nonces for the next transaction signed ahead, read after this call's
+        // answer has gone out rather than during the next one's verification.
+        if (ahead) setTimeout(() => this.prepare(), 20).unref();
         return { hash, receipt: d.receipt, nonce: lease.nonce };
       }
       if (d.kind === "used") {
@@ -295,6 +327,14 @@ export class KeySender {
         await this.nonces.end(lease, "used");
         log.warn("settlement.nonce_conflict", { sender: this.nonces.key, nonce: lease.nonce, attempt, message: d.message });
         if (given || attempt >= NONCE_ATTEMPTS) throw new NotSentError(`the transaction kept meeting nonce conflicts (${d.message})`, "nonce_conflict");
+        continue;
+      }
+      if (d.kind === "refused" && pre?.signed && !refeed && isFeeRefusal(d.message)) {
+        // Signed ahead with fees held for a while, and the chain's fees rose since: the
+        // same nonce (unused: the node refused it) with fees read now.
+        log.warn("settlement.fees_refreshed", { sender: this.nonces.key, nonce: lease.nonce, message: d.message });
+        refeed = true;
+        again = lease;
         continue;
       }
       // Refused: the node did not take it, so the nonce is unused.
@@ -478,5 +518,77 @@ export class KeySender {
       }
     })();
     return this.repairing;
+  }
+}
+
+/**
+ * How long a transaction prepared ahead may wait for its send. Transactions of the key sent
+ * with higher nonces meanwhile wait in the node's queue until this one arrives, so a call
+ * whose handler runs longer hands the nonce back and its send takes a new one.
+ */
+export const SEND_AHEAD_MAX_MS = 500;
+
+/**
+ * How old the fees a transaction is signed ahead with may be. They are read again after
+ * each such send (for the next one) rather than while a payment is verified, where the
+ * read competes with the verification's simulation at the node; the base fee's 20 %
+ * margin covers more than one block's largest rise, and a node refusing the fees as too
+ * low gets the transaction again with fees read then (send()).
+ */
+const AHEAD_FEES_MAX_AGE_MS = 30_000;
+
+/** The node refused a transaction's fees as too low (not a nonce matter: those are told apart first). */
+export function isFeeRefusal(message: string): boolean {
+  return /fee ?per ?gas|base ?fee|underpriced|gas price|fee too low|fee cap/i.test(message);
+}
+
+interface Prepared {
+  lease: Lease;
+  tx: OutgoingTx;
+  raw: Hex;
+  hash: Hex;
+}
+
+const sameTx = (a: OutgoingTx, b: OutgoingTx) => a.to.toLowerCase() === b.to.toLowerCase() && a.data === b.data && a.gas === b.gas && (a.value ?? 0n) === (b.value ?? 0n);
+
+/**
+ * A transaction prepared ahead of its send (KeySender.sendAhead): nonce taken from the
+ * shared counter and signed while the payment is verified, so the send after the handler
+ * only posts it. The send claims it once; when no send does (the call failed, or settles
+ * another way), free() hands the nonce back to the shared counter as unused, so the next
+ * send reuses it (the chain's fresh word first).
+ */
+export class SendAhead {
+  private done = false;
+  /** Told the hash of each signed transaction the send is about to post (first try and any new nonce after a conflict). */
+  onSigned: ((hash: Hex) => void) | null = null;
+
+  constructor(
+    private readonly prepared: Promise<Prepared | null>,
+    private readonly end: (lease: Lease) => Promise<void>,
+    private readonly maySend: (lease: Lease) => boolean,
+  ) {}
+
+  /**
+   * The nonce (and, when `tx` is the transaction prepared, its signed bytes) for the send,
+   * at most once; null when there is none or it waited too long (then it is handed back).
+   */
+  async claim(tx: OutgoingTx): Promise<{ lease: Lease; signed: { raw: Hex; hash: Hex } | null } | null> {
+    if (this.done) return null;
+    this.done = true;
+    const p = await this.prepared;
+    if (!p) return null;
+    if (performance.now() - p.lease.takenAt > SEND_AHEAD_MAX_MS || !this.maySend(p.lease)) {
+      await this.end(p.lease);
+      return null;
+    }
+    return { lease: p.lease, signed: sameTx(p.tx, tx) ? { raw: p.raw, hash: p.hash } : null };
+  }
+
+  /** Hands the nonce back unless a send claimed it; never throws. */
+  free(): void {
+    if (this.done) return;
+    this.done = true;
+    void this.prepared.then((p) => (p ? this.end(p.lease) : undefined));
   }
 }
