@@ -297,6 +297,50 @@ describe.skipIf(!up)("settlement across two instances on real block times", () =
     }
   });
 
+  it("an optimistic broadcast the node refuses for a reason of ours (the key cannot pay gas): 503 settlement_pending, the receipt written while it was sent is taken back; the same payment is delivered once afterwards", async () => {
+    const payer8 = chain.accounts[8]!;
+    await chain.mintUsdc(payer8.address, 100_000n);
+    const micro = requirementFrom(await fetch(`${a.url}/v1/sentiment`)).accepts[0]!;
+    const header = v2Header(micro, await signAuthorization(payer8, { to: micro.payTo as Address, value: BigInt(micro.amount) }));
+    const reference = `${payer8.address.toLowerCase()}:%`;
+    const rows = async () =>
+      (
+        await db.query(`SELECT p.status, p.tx_hash, l.id AS receipt, l.tx_hash AS receipt_tx FROM "${schema}".payments p LEFT JOIN "${schema}".access_log l ON l.payment_id = p.id WHERE p.reference LIKE $1`, [reference])
+      ).rows as Array<{ status: string; tx_hash: string | null; receipt: string | null; receipt_tx: string | null }>;
+    const db = new pg.Client({ connectionString: POSTGRES_URL });
+    await db.connect();
+    const key = chain.accounts[0]!.address;
+    const funds = await chain.publicClient.getBalance({ address: key });
+    try {
+      const before = await chain.usdcBalance(payer8.address);
+      await chain.rpc("hardhat_setBalance", [key, "0x0"]);
+      let first: Response;
+      try {
+        first = await fetch(`${a.url}/v1/sentiment`, { headers: { "PAYMENT-SIGNATURE": header } });
+      } finally {
+        await chain.rpc("hardhat_setBalance", [key, `0x${funds.toString(16)}`]);
+      }
+      expect(first.status, await first.clone().text()).toBe(503);
+      expect((await first.json()).error).toMatchObject({ code: "settlement_pending", fault: "service", reason: "transaction_refused" });
+      // Neither a receipt nor a payment row is left: nothing was charged.
+      expect(await rows()).toEqual([]);
+      expect(await chain.usdcBalance(payer8.address)).toBe(before);
+
+      const again = await fetch(`${b.url}/v1/sentiment`, { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(again.status, await again.clone().text()).toBe(200);
+      expect(again.headers.get("x-payment-settlement")).toBe("optimistic");
+      const tx = txOf(again);
+      expect((await chain.publicClient.waitForTransactionReceipt({ hash: tx })).status).toBe("success");
+      expect(await chain.usdcBalance(payer8.address)).toBe(before - BigInt(micro.amount));
+      // One payment, one receipt, both naming the transaction the payer was told.
+      const [row, ...more] = await rows();
+      expect(more).toEqual([]);
+      expect(row).toMatchObject({ tx_hash: tx, receipt: again.headers.get("x-receipt-id"), receipt_tx: tx });
+    } finally {
+      await db.end();
+    }
+  });
+
   it("the per-payer optimistic cap holds under concurrency: 8 micro-calls at once on both instances, exactly 2 delivered optimistically (cap $0.01), all 8 served and settled once", async () => {
     const payer = chain.accounts[6]!;
     const micro = requirementFrom(await fetch(`${a.url}/v1/sentiment`)).accepts[0]!;
