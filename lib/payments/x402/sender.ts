@@ -311,8 +311,9 @@ export class KeySender {
       again = null;
       // A transaction signed ahead goes out as it is; fees are only read for one signed now.
       const { raw, hash } = pre?.signed ?? this.sign(tx, await this.feeFields(refeed ? 0 : undefined), lease.nonce);
-      ahead?.onSigned?.(hash);
-      const d = await this.deliver(raw, hash, lease, broadcast);
+      const delivering = this.deliver(raw, hash, lease, broadcast);
+      ahead?.onSigned?.(hash); // after the send went out: it is the longer of the two
+      const d = await delivering;
       if (d.kind === "accepted") {
         this.lastSendAt = Date.now();
         this.keep(hash, raw);
