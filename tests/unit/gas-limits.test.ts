@@ -4,7 +4,7 @@
  * estimated every time, since each wallet's signature check costs differently.
  */
 import { describe, expect, it } from "vitest";
-import { KeySender } from "@/lib/payments/x402/sender";
+import { isFeeRefusal, KeySender } from "@/lib/payments/x402/sender";
 
 const sender = () => new KeySender({} as never, { address: "0x0000000000000000000000000000000000000001", chainId: 8453, timeoutMs: 1000 } as never);
 const USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
@@ -26,5 +26,21 @@ describe("KeySender.gasFor", () => {
     const call = (sig: string) => ({ address: USDC, abi: [], functionName: "transferWithAuthorization", args: ["0xa", "0xb", 1n, 0n, 9n, word, sig] });
     expect(await s.gasFor(call(`0x${"22".repeat(65)}`), async () => 80_000n)).toBe(120_000n);
     expect(await s.gasFor(call(`0x${"33".repeat(400)}`), async () => 300_000n)).toBe(450_000n);
+  });
+});
+
+describe("isFeeRefusal (a transaction signed ahead is signed again with fresh fees only for these)", () => {
+  it("recognizes nodes' answers that the fees are too low", () => {
+    for (const m of [
+      "Transaction maxFeePerGas (1000) is too low for the next block, which has a baseFeePerGas of 2000",
+      "max fee per gas less than block base fee: address 0xabc, maxFeePerGas: 1 baseFee: 2",
+      "transaction underpriced",
+      "Transaction gas price 1 is too low",
+    ])
+      expect(isFeeRefusal(m), m).toBe(true);
+  });
+  it("leaves nonce, funds and revert answers to their own handling", () => {
+    for (const m of ["nonce too low", "nonce too high", "Sender doesn't have enough funds to send tx. The max upfront cost is: 1 and the sender's balance is: 0.", "insufficient funds for gas * price + value", "execution reverted"])
+      expect(isFeeRefusal(m), m).toBe(false);
   });
 });

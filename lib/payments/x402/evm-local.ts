@@ -24,7 +24,7 @@ import { bytesToHex, encodeFunctionData, getAddress, hexToBytes, isAddressEqual,
 import { eip3009ABI } from "@x402/evm";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { CheckedSettle, CheckedVerify } from "@/lib/payments/x402/facilitator-call";
-import type { SendAhead } from "@/lib/payments/x402/sender";
+import type { SendAhead } from "@/lib/payments/x402/send-ahead";
 import { evmChainId } from "@/lib/payments/x402/eip3009";
 
 interface Eip3009 {

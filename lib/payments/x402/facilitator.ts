@@ -26,7 +26,8 @@ import { remoteFacilitatorClient } from "@/lib/payments/x402/remote";
 import { evmChainId } from "@/lib/payments/x402/eip3009";
 import { askFacilitator, FacilitatorError, SettleAnswer, VerifyAnswer, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
 import { noteNoAnswer, noteOurFailure, recordingChainCalls } from "@/lib/payments/x402/chain-call";
-import { KeySender, RpcAnswerError, rpcCalls, type SendAhead } from "@/lib/payments/x402/sender";
+import { KeySender, RpcAnswerError, rpcCalls } from "@/lib/payments/x402/sender";
+import type { SendAhead } from "@/lib/payments/x402/send-ahead";
 import { DbPendingSettlements } from "@/lib/payments/x402/pending-store";
 import { reconcileBroadcasts, type ReconcileChain } from "@/lib/payments/x402/reconcile";
 import {

@@ -20,7 +20,7 @@ import { confirmBroadcast, lockPayment, markFailed, markUnknown, recordSettlemen
 import { FacilitatorError, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
 import { NotSentError, SettlementUnknownError } from "@/lib/payments/x402/evm-local";
 import { broadcastWithFacilitator, sendAhead } from "@/lib/payments/x402/facilitator";
-import type { SendAhead } from "@/lib/payments/x402/sender";
+import type { SendAhead } from "@/lib/payments/x402/send-ahead";
 import { confirmLater, optimisticAsk, settlementMode } from "@/lib/payments/x402/optimistic";
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";

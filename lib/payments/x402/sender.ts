@@ -24,13 +24,15 @@
  *   holder died or gave up) with a zero-value transaction to itself.
  */
 import { encodeFunctionData, formatTransactionReceipt, keccak256, serializeTransaction, concatHex, type Abi, type Hex, type TransactionReceipt } from "viem";
-import { performance } from "node:perf_hooks";
 import { log } from "@/lib/log";
 import { NotSentError, SettlementUnknownError, noAnswer, signDigest } from "@/lib/payments/x402/evm-local";
 import { BlockClock, InclusionWatcher } from "@/lib/payments/x402/inclusion";
 import { noteNoAnswer } from "@/lib/payments/x402/chain-call";
 import { postJson } from "@/lib/payments/x402/rpc-http";
 import { gapWait, isAlreadyKnown, isNonceGap, isNonceUsed, SharedNonces, type Lease } from "@/lib/payments/x402/nonces";
+import { SendAhead, type OutgoingTx, type Prepared } from "@/lib/payments/x402/send-ahead";
+
+export type { OutgoingTx } from "@/lib/payments/x402/send-ahead";
 
 /** How many times a transaction takes a new nonce after a nonce conflict before giving up (as our failure). */
 const NONCE_ATTEMPTS = 5;
@@ -59,13 +61,6 @@ export interface SenderReads {
 
 type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { gasPrice: bigint };
 export type Receipt = TransactionReceipt;
-
-export interface OutgoingTx {
-  to: Hex;
-  data: Hex;
-  value?: bigint;
-  gas: bigint;
-}
 
 /** A JSON-RPC error answer: the node received the request and refused it. */
 export class RpcAnswerError extends Error {
@@ -523,13 +518,6 @@ export class KeySender {
 }
 
 /**
- * How long a transaction prepared ahead may wait for its send. Transactions of the key sent
- * with higher nonces meanwhile wait in the node's queue until this one arrives, so a call
- * whose handler runs longer hands the nonce back and its send takes a new one.
- */
-export const SEND_AHEAD_MAX_MS = 500;
-
-/**
  * How old the fees a transaction is signed ahead with may be. They are read again after
  * each such send (for the next one) rather than while a payment is verified, where the
  * read competes with the verification's simulation at the node; the base fee's 20 %
@@ -541,55 +529,4 @@ const AHEAD_FEES_MAX_AGE_MS = 30_000;
 /** The node refused a transaction's fees as too low (not a nonce matter: those are told apart first). */
 export function isFeeRefusal(message: string): boolean {
   return /fee ?per ?gas|base ?fee|underpriced|gas price|fee too low|fee cap/i.test(message);
-}
-
-interface Prepared {
-  lease: Lease;
-  tx: OutgoingTx;
-  raw: Hex;
-  hash: Hex;
-}
-
-const sameTx = (a: OutgoingTx, b: OutgoingTx) => a.to.toLowerCase() === b.to.toLowerCase() && a.data === b.data && a.gas === b.gas && (a.value ?? 0n) === (b.value ?? 0n);
-
-/**
- * A transaction prepared ahead of its send (KeySender.sendAhead): nonce taken from the
- * shared counter and signed while the payment is verified, so the send after the handler
- * only posts it. The send claims it once; when no send does (the call failed, or settles
- * another way), free() hands the nonce back to the shared counter as unused, so the next
- * send reuses it (the chain's fresh word first).
- */
-export class SendAhead {
-  private done = false;
-  /** Told the hash of each signed transaction the send is about to post (first try and any new nonce after a conflict). */
-  onSigned: ((hash: Hex) => void) | null = null;
-
-  constructor(
-    private readonly prepared: Promise<Prepared | null>,
-    private readonly end: (lease: Lease) => Promise<void>,
-    private readonly maySend: (lease: Lease) => boolean,
-  ) {}
-
-  /**
-   * The nonce (and, when `tx` is the transaction prepared, its signed bytes) for the send,
-   * at most once; null when there is none or it waited too long (then it is handed back).
-   */
-  async claim(tx: OutgoingTx): Promise<{ lease: Lease; signed: { raw: Hex; hash: Hex } | null } | null> {
-    if (this.done) return null;
-    this.done = true;
-    const p = await this.prepared;
-    if (!p) return null;
-    if (performance.now() - p.lease.takenAt > SEND_AHEAD_MAX_MS || !this.maySend(p.lease)) {
-      await this.end(p.lease);
-      return null;
-    }
-    return { lease: p.lease, signed: sameTx(p.tx, tx) ? { raw: p.raw, hash: p.hash } : null };
-  }
-
-  /** Hands the nonce back unless a send claimed it; never throws. */
-  free(): void {
-    if (this.done) return;
-    this.done = true;
-    void this.prepared.then((p) => (p ? this.end(p.lease) : undefined));
-  }
 }
