@@ -105,7 +105,8 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   // signature check use the CPU (an embedded database runs on this thread). A call that may
   // be delivered in optimistic mode asks for its share of the payer's optimistic cap in the
   // lock's own statement; a share taken for a payment that then fails verification goes
-  // with its row when the lock is released.
+  // with its row when the lock is released. (Whether it may be optimistic is decided just
+  // before verification starts: such a call reads nothing ahead for its settlement.)
   let ask: ReturnType<typeof optimisticAsk> = null;
   try {
     ask = optimisticAsk(o.payload, o.req, o.payer);
@@ -153,7 +154,7 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
     await releaseLock(lock);
     throw err;
   }
-  if (mode === "optimistic") return grant(o, lock, (early) => broadcastWithFacilitator(o.payload, o.req, early(ahead)), ahead);
+  if (mode === "optimistic") return grant(o, lock, () => broadcastWithFacilitator(o.payload, o.req, ahead), ahead);
   return grant(o, lock, () => o.settle(o.payload, o.req));
 }
 
@@ -173,9 +174,8 @@ class EarlyRecord {
     private readonly write: (hash: string) => Promise<string>,
   ) {}
 
-  /** Hooks the record onto `ahead`'s first signed transaction; returns `ahead` for the send. */
-  attach(ahead: SendAhead | null | undefined): SendAhead | null {
-    if (!ahead) return null;
+  /** Hooks the record onto `ahead`'s first signed transaction. */
+  attach(ahead: SendAhead): void {
     ahead.onSigned = (hash) => {
       if (this.writing) return;
       this.hash = hash;
@@ -184,7 +184,6 @@ class EarlyRecord {
         return null;
       });
     };
-    return ahead;
   }
 
   get started(): boolean {
@@ -211,7 +210,8 @@ class EarlyRecord {
 function grant(
   o: HoldInput,
   lock: PaymentLock,
-  settle: (early: (ahead: SendAhead | null | undefined) => SendAhead | null) => Promise<CheckedSettle & { broadcast?: boolean }>,
+  settle: () => Promise<CheckedSettle & { broadcast?: boolean }>,
+  /** Optimistic mode: the broadcast prepared during verification (the record is written while it is sent). */
   ahead?: SendAhead | null,
 ): AuthorizedPayment {
   return {
@@ -226,6 +226,7 @@ function grant(
       let s: CheckedSettle & { broadcast?: boolean };
       const fields = { ...receipt, credentialKind: "x402" as const };
       const early = new EarlyRecord(lock, (hash) => recordSettlement(lock, hash, o.payer, fields, "broadcast"));
+      if (ahead) early.attach(ahead);
       /** Nothing moved and the payment is fine: the row is dropped (or, taken over, left claimable) and the authorization stays usable. */
       const defer = async (err: NotSentError): Promise<never> => {
         await releaseLock(lock).catch((e: unknown) => log.error("payment.release_failed", { paymentId: lock.id, message: (e as Error).message }));
@@ -233,7 +234,7 @@ function grant(
         throw deferred(lock.id, err);
       };
       try {
-        s = await settle((a) => early.attach(a));
+        s = await settle();
       } catch (err) {
         await early.undo();
         if (err instanceof NotSentError) return defer(err);
