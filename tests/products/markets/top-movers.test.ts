@@ -28,7 +28,9 @@ describe("GET /v1/top-movers", () => {
     expect(out.losers.map((m) => m.coingecko_id)).toEqual(losers.map((r) => r.id));
     for (const [m, r] of [...out.gainers.map((m, i) => [m, gainers[i]!] as const), ...out.losers.map((m, i) => [m, losers[i]!] as const)]) {
       expect(m.symbol).toBe(r.symbol.toUpperCase());
-      expect(m.change_24h_pct).toBeCloseTo(r.price_change_percentage_24h, 2);
+      // Rounded to 2 decimals: at most half a hundredth off, ties included (toBeCloseTo(x, 2)
+      // wants strictly less, so a change of exactly -12.545 reported as -12.54 failed it).
+      expect(Math.abs(m.change_24h_pct - r.price_change_percentage_24h)).toBeLessThanOrEqual(0.005 + 1e-9);
       expect(Math.abs(m.price_usd / r.current_price - 1)).toBeLessThan(1e-6);
       expect(m.volume_24h_usd).toBe(r.total_volume);
       expect(m.market_cap_rank).toBe(r.market_cap_rank);
