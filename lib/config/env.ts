@@ -179,7 +179,7 @@ export const CONFIG_DOCS: Record<keyof Env, string> = {
   CDP_API_KEY_SECRET: "The CDP API key's secret (PEM EC key or base64 Ed25519 key); a secret, set it only through the platform's secret store.",
   FACILITATOR_AUTH_HEADERS: "Headers sent to the remote facilitator on every verify, settle and supported call, as a JSON object, e.g. `{\"Authorization\":\"Bearer …\"}` (a secret: keep it in the platform's secret store). A malformed value stops the server at start.",
   FACILITATOR_PRIVATE_KEY: "Key of the in-process facilitator that submits EIP-3009 settlements (pays gas).",
-  SETTLEMENT_RPC_URL: "JSON-RPC endpoint the in-process facilitator settles on (default BASE_RPC_URL).",
+  SETTLEMENT_RPC_URL: "JSON-RPC endpoint the in-process facilitator settles on (default BASE_RPC_URL): http(s):// or the node's WebSocket endpoint, ws(s)://, which answers each request sooner (see \"Settlement modes\").",
   X402_EIP6492_FACTORIES: "Smart-wallet factories (comma-separated addresses) the in-process facilitator may call to deploy a payer's wallet that is not deployed yet (ERC-6492 signatures), paying the gas; empty (default) refuses such payments. The deployment is sent with the facilitator key like any settlement.",
   SOLANA_NETWORK: "CAIP-2 id of Solana mainnet (the genesis hash cut to CAIP-2's 32 characters, as x402 clients expect; the full hash is accepted too).",
   SOLANA_PAY_TO_ADDRESS: "Solana address receiving USDC; Solana is offered only when set.",

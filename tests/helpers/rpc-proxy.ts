@@ -12,11 +12,13 @@
  * `refuseBatches` answers batches like providers that do not take them. `sentNonces`
  * lists the nonce of every send in arrival order, `gapRefusals` counts the node's "nonce
  * too high" answers, `nonceRefusals` its refusals of a nonce another transaction has
- * (`nonce too low`, `replacement transaction underpriced`, `already known`).
+ * (`nonce too low`, `replacement transaction underpriced`, `already known`). The same
+ * node, with the same faults, is at `wsUrl` over WebSocket.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseTransaction, type Hex } from "viem";
+import { WebSocketServer } from "ws";
 
 export type Fault = "none" | "hang-after-send" | "drop-send" | "down-at-settle" | "reorder-sends" | "hold-send";
 
@@ -40,19 +42,17 @@ export async function rpcProxy(target: string) {
   };
   /** The first send of a "reorder-sends" pair, waiting for the second. */
   let held: { nonce: number; go: () => void; answered: Promise<void> } | null = null;
-  const server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks).toString("utf8");
+  /** What the proxy does with one JSON-RPC message (an HTTP request's body or a WebSocket message): answer it, cut the connection, or stay silent. */
+  const handle = async (body: string): Promise<{ status: number; text: string } | "cut" | "silent"> => {
     if (state.fault === "down-at-settle" && /"eth_estimateGas"|"eth_sendRawTransaction"/.test(body)) {
       state.fault = "none";
       state.down = true;
     }
-    if (state.down) return void req.socket.destroy();
+    if (state.down) return "cut";
     if (state.refuseBatches && body.trimStart().startsWith("[")) {
       // Like providers that do not take batches: one error object, nothing executed.
       state.refusedBatches++;
-      return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch requests are not supported" } }));
+      return { status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch requests are not supported" } }) };
     }
     const isSend = /"eth_sendRawTransaction"/.test(body);
     let fault = isSend ? state.fault : "none";
@@ -89,18 +89,41 @@ export async function rpcProxy(target: string) {
       } else state.fault = "none";
       fault = fault === "reorder-sends" || fault === "hold-send" ? "none" : fault;
     }
-    if (fault === "drop-send") return; // never forwarded, never answered
+    if (fault === "drop-send") return "silent"; // never forwarded, never answered
     const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
     const text = await upstream.text();
     if (/nonce too high/i.test(text)) state.gapRefusals++;
     if (isSend && /nonce too low|underpriced|already known|known transaction/i.test(text)) state.nonceRefusals++;
     answered();
-    if (fault === "hang-after-send") return; // forwarded (and mined), answer lost
-    res.writeHead(upstream.status, { "content-type": "application/json" }).end(text);
+    if (fault === "hang-after-send") return "silent"; // forwarded (and mined), answer lost
+    return { status: upstream.status, text };
+  };
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const out = await handle(Buffer.concat(chunks).toString("utf8"));
+    if (out === "cut") return void req.socket.destroy();
+    if (out === "silent") return;
+    res.writeHead(out.status, { "content-type": "application/json" }).end(out.text);
+  });
+  // The same node over WebSocket (`wsUrl`): each message is handled as an HTTP request's
+  // body would be, its answer sent back on the socket; "cut" closes the connection, and
+  // while the node is down no connection is accepted.
+  const wss = new WebSocketServer({ noServer: true });
+  server.on("upgrade", (req, socket, head) => {
+    if (state.down) return void socket.destroy();
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      ws.on("message", async (data) => {
+        const out = await handle(String(data));
+        if (out === "cut") ws.terminate();
+        else if (out !== "silent") ws.send(out.text);
+      });
+    });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    wsUrl: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
     state,
     /** Holds the next send (see "hold-send"); resolves with its nonce once it arrived. */
     hold: (): Promise<number> => {
@@ -113,6 +136,9 @@ export async function rpcProxy(target: string) {
       holding?.go();
       holding = null;
     },
-    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+    close: () => {
+      for (const ws of wss.clients) ws.terminate();
+      return new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r())));
+    },
   };
 }

@@ -3,7 +3,8 @@
  * PostgreSQL schema, one Redis and one facilitator key, a Hardhat chain mining a block
  * every 2 s (interval mining, so transactions wait in the mempool as on Base), each
  * instance reaching it through its own JSON-RPC proxy that can go down, hold a send on
- * the wire or count the node's nonce refusals. The key's nonces come from the shared
+ * the wire or count the node's nonce refusals (one instance over HTTP, the other over the
+ * node's WebSocket). The key's nonces come from the shared
  * store: no payment is refused because the other instance (or another sender) used a
  * nonce, every transaction of the key (smart-wallet deployments too) takes its nonce
  * there, a failure on the service's side leaves the payment usable, an optimistic payment
@@ -70,7 +71,8 @@ describe.skipIf(!up)("settlement across two instances on real block times", () =
     // Startup is slow on a loaded machine; the two start together.
     [a, b] = await Promise.all([
       startService({ env: { ...env, SETTLEMENT_RPC_URL: proxyA.url }, timeoutMs: 240_000 }),
-      startService({ env: { ...env, SETTLEMENT_RPC_URL: proxyB.url }, timeoutMs: 240_000 }),
+      // B reaches the node over WebSocket (the same proxy and faults), A over HTTP.
+      startService({ env: { ...env, SETTLEMENT_RPC_URL: proxyB.wsUrl }, timeoutMs: 240_000 }),
     ]);
     req = requirementFrom(await fetch(`${a.url}/v1/fng`)).accepts[0]!;
   }, 300_000);
@@ -152,33 +154,37 @@ describe.skipIf(!up)("settlement across two instances on real block times", () =
     expect(await chain.usdcBalance(wallet)).toBe(1_000_000n - PRICE);
   });
 
-  it("the RPC node goes down between verification and settlement: 503 settlement_pending, then the same payment is served and settled once", async () => {
-    const header = await payment();
-    const before = await chain.usdcBalance(payer().address);
-    proxyA.state.fault = "down-at-settle";
-    let first: Response;
-    try {
-      first = await paid(a, header);
-    } finally {
-      proxyA.state.down = false;
-      proxyA.state.fault = "none";
-    }
-    expect(first.status).toBe(503);
-    expect(first.headers.get("retry-after")).toBe("5");
-    const err = (await first.json()).error;
-    expect(err.code).toBe("settlement_pending");
-    expect(err.fault).toMatch(/^(service|unknown)$/);
-    expect(typeof err.reason).toBe("string");
-    expect(await chain.usdcBalance(payer().address)).toBe(before);
+  for (const side of ["HTTP", "WebSocket"] as const) {
+    it(`the RPC node goes down between verification and settlement (${side}): 503 settlement_pending, then the same payment is served and settled once`, async () => {
+      // A reaches the node over HTTP, B over WebSocket; the other instance serves the retry.
+      const [svc, proxy, other] = side === "HTTP" ? [a, proxyA, b] : [b, proxyB, a];
+      const header = await payment();
+      const before = await chain.usdcBalance(payer().address);
+      proxy.state.fault = "down-at-settle";
+      let first: Response;
+      try {
+        first = await paid(svc, header);
+      } finally {
+        proxy.state.down = false;
+        proxy.state.fault = "none";
+      }
+      expect(first.status).toBe(503);
+      expect(first.headers.get("retry-after")).toBe("5");
+      const err = (await first.json()).error;
+      expect(err.code).toBe("settlement_pending");
+      expect(err.fault).toMatch(/^(service|unknown)$/);
+      expect(typeof err.reason).toBe("string");
+      expect(await chain.usdcBalance(payer().address)).toBe(before);
 
-    const again = await paid(b, header);
-    expect(again.status, await again.clone().text()).toBe(200);
-    expect((await chain.publicClient.getTransactionReceipt({ hash: txOf(again) })).status).toBe("success");
-    expect(await chain.usdcBalance(payer().address)).toBe(before - PRICE);
-    const third = await paid(a, header);
-    expect(third.status).toBe(402);
-    expect((await third.json()).code).toBe("payment_replayed");
-  });
+      const again = await paid(other, header);
+      expect(again.status, await again.clone().text()).toBe(200);
+      expect((await chain.publicClient.getTransactionReceipt({ hash: txOf(again) })).status).toBe("success");
+      expect(await chain.usdcBalance(payer().address)).toBe(before - PRICE);
+      const third = await paid(svc, header);
+      expect(third.status).toBe(402);
+      expect((await third.json()).code).toBe("payment_replayed");
+    });
+  }
 
   it("the facilitator key cannot pay gas (our side): 503 settlement_pending with fault=service, the same payment is served once funds are back", async () => {
     const key = chain.accounts[0]!.address;

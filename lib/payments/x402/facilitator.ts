@@ -12,7 +12,7 @@
  * the payment were bad; what the chain did during the call is recorded (./chain-call.ts)
  * so such answers become ours (503) and the authorization stays usable.
  */
-import { createPublicClient, createWalletClient, hexToBytes, http, publicActions, type Hex, type PublicClient, type Transport } from "viem";
+import { createPublicClient, createWalletClient, hexToBytes, http, publicActions, webSocket, type Hex, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { FacilitatorClient } from "@x402/core/server";
 import { x402Facilitator } from "@x402/core/facilitator";
@@ -28,6 +28,7 @@ import { askFacilitator, FacilitatorError, SettleAnswer, VerifyAnswer, type Chec
 import { noteNoAnswer, noteOurFailure, recordingChainCalls } from "@/lib/payments/x402/chain-call";
 import { KeySender, RpcAnswerError, rpcCalls } from "@/lib/payments/x402/sender";
 import type { SendAhead } from "@/lib/payments/x402/send-ahead";
+import { isWsUrl } from "@/lib/payments/x402/rpc-ws";
 import { DbPendingSettlements } from "@/lib/payments/x402/pending-store";
 import { reconcileBroadcasts, type ReconcileChain } from "@/lib/payments/x402/reconcile";
 import {
@@ -91,6 +92,11 @@ function recorded(inner: Transport): Transport {
   }) as Transport;
 }
 
+/** viem's transport to the settlement node: its WebSocket endpoint when SETTLEMENT_RPC_URL is one (see ./rpc-ws.ts), else HTTP. */
+function nodeTransport(url: string, timeout: number): Transport {
+  return isWsUrl(url) ? webSocket(url, { timeout, retryCount: 0, reconnect: true, keepAlive: true }) : http(url, { timeout, retryCount: 0 });
+}
+
 function buildClient(): Built | null {
   const cfg = env();
   const remote = remoteFacilitatorClient();
@@ -102,8 +108,8 @@ function buildClient(): Built | null {
   const account = privateKeyToAccount(cfg.FACILITATOR_PRIVATE_KEY as Hex);
   const wallet = createWalletClient({
     account,
-    chain: { id, name: cfg.X402_NETWORK, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpc] } } },
-    transport: recorded(http(rpc, { timeout: cfg.PAYMENT_TIMEOUT_MS, retryCount: 0 })),
+    chain: { id, name: cfg.X402_NETWORK, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: isWsUrl(rpc) ? { http: [], webSocket: [rpc] } : { http: [rpc] } } },
+    transport: recorded(nodeTransport(rpc, cfg.PAYMENT_TIMEOUT_MS)),
     pollingInterval: 200,
   }).extend(publicActions);
   const sender = new KeySender(wallet as never, { rpcUrl: rpc, chainId: id, timeoutMs: cfg.PAYMENT_TIMEOUT_MS, privateKey: hexToBytes(cfg.FACILITATOR_PRIVATE_KEY as Hex), address: account.address });
@@ -405,7 +411,7 @@ const reader = () =>
   processState("x402.reader", () => {
     const cfg = env();
     const rpc = cfg.SETTLEMENT_RPC_URL ?? cfg.BASE_RPC_URL;
-    return createPublicClient({ transport: http(rpc, { timeout: cfg.PAYMENT_TIMEOUT_MS, retryCount: 0 }) }) as PublicClient;
+    return createPublicClient({ transport: nodeTransport(rpc, cfg.PAYMENT_TIMEOUT_MS) }) as PublicClient;
   });
 
 /** Reads an authorization's outcome on the settlement chain. */

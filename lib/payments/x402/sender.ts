@@ -29,6 +29,7 @@ import { NotSentError, SettlementUnknownError, noAnswer, signDigest } from "@/li
 import { BlockClock, InclusionWatcher } from "@/lib/payments/x402/inclusion";
 import { noteNoAnswer } from "@/lib/payments/x402/chain-call";
 import { postJson } from "@/lib/payments/x402/rpc-http";
+import { isWsUrl, wsRpc } from "@/lib/payments/x402/rpc-ws";
 import { gapWait, isAlreadyKnown, isNonceGap, isNonceUsed, SharedNonces, type Lease } from "@/lib/payments/x402/nonces";
 import { SendAhead, type OutgoingTx, type Prepared } from "@/lib/payments/x402/send-ahead";
 
@@ -78,7 +79,8 @@ type RpcAnswer = { id: number; result?: unknown; error?: { code: number; message
 const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split("\n")[0]!;
 
 /**
- * JSON-RPC calls in one request (a batch when more than one); answers in call order. Null
+ * JSON-RPC calls in one request (a batch when more than one), over HTTP or, for a ws:// or
+ * wss:// URL, the process's WebSocket to the node (./rpc-ws.ts); answers in call order. Null
  * when a batch was answered with a single object (the node refused the batch as such and
  * ran nothing). No answer, or one that is not JSON, throws an HttpRequestError; a refused
  * connection (nothing was sent) a NotSentError.
@@ -87,7 +89,8 @@ export async function rpcCalls(url: string, timeoutMs: number, calls: Array<[str
   const requests = calls.map(([method, params], id) => ({ jsonrpc: "2.0", id, method, params }));
   let answers: unknown;
   try {
-    answers = await postJson(url, requests.length === 1 ? requests[0] : requests, timeoutMs);
+    const body = requests.length === 1 ? requests[0] : requests;
+    answers = await (isWsUrl(url) ? wsRpc(url).request(body, timeoutMs) : postJson(url, body, timeoutMs));
   } catch (err) {
     noteNoAnswer(err);
     const e = err as Error & { code?: string; cause?: { code?: string } };
