@@ -57,6 +57,20 @@ const RESERVATION_SECONDS = 120;
 
 /** prisma/migrations/20261124200000_payment_lock_function: the insert, and the optimistic reservation when asked, in one round trip. */
 const LOCK = `SELECT locked, reserved, failed_id, failed_tx FROM x402_lock_payment($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13)`;
+/** prisma/migrations/20261125000000_nonce_take_in_lock: the same, and the broadcast's nonce when it reserved. */
+const LOCK_TAKING_NONCE = `SELECT locked, reserved, failed_id, failed_tx, nonce, need_fresh, wait_ms
+  FROM x402_lock_payment_taking_nonce($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13, $14, $15::bigint, $16::bigint, $17, $18, $19)`;
+
+/**
+ * A nonce of the facilitator key taken in the lock's statement, for the broadcast of an
+ * optimistic payment (lib/payments/x402/nonces.ts, TakeInStatement: evm_take_nonce's
+ * arguments and what to do with its answer).
+ */
+export interface LockNonceTake {
+  args: readonly [address: string, pending: number, latest: number, token: string, expirySeconds: number, graceSeconds: number];
+  took(row: { nonce: string | null; need_fresh: boolean | null; wait_ms: number | null } | null): void;
+  failed(err: unknown): void;
+}
 
 /**
  * Records the payment as pending (one statement on the raw driver: this is on every paid
@@ -72,12 +86,40 @@ const LOCK = `SELECT locked, reserved, failed_id, failed_tx FROM x402_lock_payme
  * lock on the payer, see the migration). The answer is on the lock (`optimistic`); a
  * taken-over row never reserves (it settles in confirmed mode). EVM payers are stored and
  * compared in lower case (index payments_network_payer_status_idx).
+ *
+ * `nonce` (with `optimistic`): the same statement also takes the nonce of the payment's
+ * broadcast when it reserved a share, so that optimistic call makes one round trip to the
+ * database before its handler, not two; `took` is told the answer (null when nothing was
+ * taken: not locked, or no share), `failed` when the statement failed.
  */
-export async function lockPayment(p: LockInput, optimistic?: OptimisticAsk): Promise<PaymentLock> {
-  const h = await getDbHandle();
+export async function lockPayment(p: LockInput, optimistic?: OptimisticAsk, nonce?: LockNonceTake | null): Promise<PaymentLock> {
+  const taking = optimistic && nonce ? nonce : null;
+  let rows: LockRow[];
   const id = randomUUID();
+  try {
+    rows = await lockRows(id, p, optimistic, taking);
+  } catch (err) {
+    taking?.failed(err);
+    throw err;
+  }
+  const r = rows[0];
+  taking?.took(r?.locked && r.reserved ? { nonce: r.nonce ?? null, need_fresh: r.need_fresh ?? null, wait_ms: r.wait_ms ?? null } : null);
+  if (r?.locked) {
+    const lock: PaymentLock = { id, network: p.network, reference: p.reference };
+    if (optimistic) lock.optimistic = r.reserved ? { reserved: true } : { reserved: false, failed: r.failed_id ? { paymentId: r.failed_id, txHash: r.failed_tx } : null };
+    return lock;
+  }
+  const claimed = await claimUnknownPayment(p.network, p.reference);
+  if (claimed) return claimed;
+  throw new ApiError("payment_replayed", "This payment authorization has already been used (or is being used by a concurrent request). Sign a new one.");
+}
+
+type LockRow = { locked: boolean; reserved: boolean; failed_id: string | null; failed_tx: string | null; nonce?: string | null; need_fresh?: boolean | null; wait_ms?: number | null };
+
+async function lockRows(id: string, p: LockInput, optimistic: OptimisticAsk | undefined, nonce: LockNonceTake | null): Promise<LockRow[]> {
+  const h = await getDbHandle();
   const payer = optimistic ? (p.payer?.toLowerCase() ?? null) : p.payer;
-  const rows = await h.query<{ locked: boolean; reserved: boolean; failed_id: string | null; failed_tx: string | null }>(LOCK, [
+  const params = [
     id,
     p.scheme,
     p.network,
@@ -91,16 +133,9 @@ export async function lockPayment(p: LockInput, optimistic?: OptimisticAsk): Pro
     optimistic ? optimistic.capAtomic.toString() : null,
     optimistic?.settlementPayload ?? null,
     RESERVATION_SECONDS,
-  ], { name: "payment_lock" });
-  const r = rows[0];
-  if (r?.locked) {
-    const lock: PaymentLock = { id, network: p.network, reference: p.reference };
-    if (optimistic) lock.optimistic = r.reserved ? { reserved: true } : { reserved: false, failed: r.failed_id ? { paymentId: r.failed_id, txHash: r.failed_tx } : null };
-    return lock;
-  }
-  const claimed = await claimUnknownPayment(p.network, p.reference);
-  if (claimed) return claimed;
-  throw new ApiError("payment_replayed", "This payment authorization has already been used (or is being used by a concurrent request). Sign a new one.");
+  ];
+  if (!nonce) return h.query<LockRow>(LOCK, params, { name: "payment_lock" });
+  return h.query<LockRow>(LOCK_TAKING_NONCE, [...params, ...nonce.args], { name: "payment_lock_nonce" });
 }
 
 /**

@@ -18,6 +18,7 @@ import { closeDb, getDbHandle } from "@/lib/db/client";
 import { SharedNonces, type ChainNonces } from "@/lib/payments/x402/nonces";
 import { feesFromBatch, KeySender } from "@/lib/payments/x402/sender";
 import { NotSentError } from "@/lib/payments/x402/evm-local";
+import { lockPayment, type LockInput } from "@/lib/payments/ledger";
 import { localBase, startChain, type Chain } from "../helpers/chain";
 import { hasPostgres, POSTGRES_URL } from "../helpers/services";
 
@@ -190,6 +191,86 @@ describe("the facilitator key's sender on a node that does not queue (automine)"
     const b = await sender.send(tx);
     expect([a.nonce, b.nonce]).toEqual([dead.nonce, dead.nonce + 1]);
     expect(await minedNonce(account)).toBe(dead.nonce + 2);
+  }, 30_000);
+});
+
+describe("an optimistic payment's nonce: taken in its lock's statement, its transaction signed on a guess", () => {
+  const lockInput = (amountAtomic: bigint): LockInput => ({
+    scheme: "exact",
+    network: "eip155:8453",
+    reference: `0x${randomBytes(32).toString("hex")}`,
+    payer: chain.accounts[1]!.address,
+    amountAtomic,
+    asset: "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
+    payTo: chain.accounts[2]!.address,
+    product: "fng",
+    surface: "http",
+  });
+  const ask = { capAtomic: 1_000_000n, settlementPayload: "{}" };
+
+  it("the lock takes the nonce only when it reserved an optimistic share; a take that needs the chain's fresh word takes on its own; guesses follow the takes", async () => {
+    const account = chain.accounts[8]!;
+    const nonces = allocator(account);
+    expect(nonces.takeInLock()).toBeNull(); // nothing read from the chain yet: the take must read first
+    expect(nonces.guessNext()).toBeNull();
+    const first = await nonces.take();
+    expect(await sendWith(account, first.nonce, 1)).toBeNull();
+
+    // Reserved: the nonce after it, from the lock's own statement.
+    expect(nonces.guessNext()).toBe(first.nonce + 1);
+    let t = nonces.takeInLock()!;
+    const input = lockInput(10_000n);
+    const lock = await lockPayment(input, ask, t.take);
+    expect(lock.optimistic).toEqual({ reserved: true });
+    const second = (await t.lease)!;
+    nonces.guessDone();
+    expect(second.nonce).toBe(first.nonce + 1);
+    expect(nonces.guessNext()).toBe(first.nonce + 2);
+    nonces.guessDone();
+
+    // No room under the cap (confirmed mode): no nonce taken.
+    t = nonces.takeInLock()!;
+    expect((await lockPayment(lockInput(2_000_000n), ask, t.take)).optimistic).toEqual({ reserved: false, failed: null });
+    expect(await t.lease).toBeNull();
+    // A replayed payment: refused, no nonce taken.
+    t = nonces.takeInLock()!;
+    await expect(lockPayment(input, ask, t.take)).rejects.toMatchObject({ code: "payment_replayed" });
+    expect(await t.lease).toBeNull();
+    expect(nonces.guessNext()).toBe(first.nonce + 2); // neither moved the guess
+    nonces.guessDone();
+
+    // The second nonce's send never happened: handed back as free. Reusing it needs the
+    // chain's fresh word, which the lock's statement does not have: the take reads and
+    // takes on its own, and gets that very nonce.
+    await nonces.end(second, "free");
+    t = nonces.takeInLock()!;
+    expect((await lockPayment(lockInput(10_000n), ask, t.take)).optimistic).toEqual({ reserved: true });
+    expect((await t.lease)!.nonce).toBe(second.nonce);
+  }, 30_000);
+
+  it("a transaction prepared ahead is sent with the nonce its take gave, whether the guess it was signed on was right or another sender took that nonce meanwhile", async () => {
+    const account = chain.accounts[9]!;
+    await chain.setIntervalMining(0);
+    const key = `0x${Buffer.from(account.getHdKey().privateKey!).toString("hex")}` as Hex;
+    const sender = new KeySender(readerOf(chain) as never, { rpcUrl: chain.rpcUrl, chainId: 8453, timeoutMs: 2000, privateKey: Buffer.from(key.slice(2), "hex"), address: account.address });
+    const tx = { to: account.address, data: "0x" as Hex, value: 0n, gas: 30_000n };
+    const sent = async () => {
+      const ahead = sender.sendAhead(async () => tx);
+      const { hash, nonce } = await sender.send(tx, undefined, true, ahead);
+      const onChain = await chain.publicClient.getTransaction({ hash });
+      return { nonce, onChainNonce: onChain.nonce };
+    };
+    const warm = await sent(); // the first one reads the chain (nothing to guess with before)
+    expect(warm.onChainNonce).toBe(warm.nonce);
+    const right = await sent(); // guessed right
+    expect(right).toEqual({ nonce: warm.nonce + 1, onChainNonce: warm.nonce + 1 });
+    // Another instance takes (and uses) the nonce this process will guess.
+    const other = await allocator(account).take();
+    expect(other.nonce).toBe(right.nonce + 1);
+    expect(await sendWith(account, other.nonce, 3)).toBeNull();
+    const wrong = await sent();
+    expect(wrong).toEqual({ nonce: other.nonce + 1, onChainNonce: other.nonce + 1 });
+    expect(await minedNonce(account)).toBe(other.nonce + 2);
   }, 30_000);
 });
 

@@ -28,6 +28,7 @@ import { askFacilitator, FacilitatorError, SettleAnswer, VerifyAnswer, type Chec
 import { noteNoAnswer, noteOurFailure, recordingChainCalls } from "@/lib/payments/x402/chain-call";
 import { KeySender, RpcAnswerError, rpcCalls } from "@/lib/payments/x402/sender";
 import type { SendAhead } from "@/lib/payments/x402/send-ahead";
+import type { LockNonceTake } from "@/lib/payments/ledger";
 import { isWsUrl } from "@/lib/payments/x402/rpc-ws";
 import { DbPendingSettlements } from "@/lib/payments/x402/pending-store";
 import { reconcileBroadcasts, type ReconcileChain } from "@/lib/payments/x402/reconcile";
@@ -373,13 +374,18 @@ export async function broadcastWithFacilitator(payload: PaymentPayload, req: Pay
  * An optimistic payment's broadcast prepared now, while the payment is verified (nonce
  * taken, transaction signed; see SendAhead), or null when it would not be sent by this
  * process's own sender (a remote facilitator, a signature the local path does not take).
+ * `nonce`, when given, must go to the payment's lockPayment: the nonce is taken in the
+ * lock's own statement (only when the lock reserved an optimistic share), and the
+ * broadcast is signed once it answers.
  */
-export function sendAhead(payload: PaymentPayload, req: PaymentRequirements): SendAhead | null {
+export function sendAhead(payload: PaymentPayload, req: PaymentRequirements): { ahead: SendAhead; nonce: LockNonceTake | null } | null {
   try {
     const local = builtOrThrow().local;
     if (!local || !plainSignature(payload)) return null;
     const call = transferCall(payload, req);
-    return local.sender.sendAhead(async () => ({ to: call.address, data: KeySender.callData(call), gas: await local.gasOf(call) }));
+    const inLock = local.sender.nonces.takeInLock();
+    const ahead = local.sender.sendAhead(async () => ({ to: call.address, data: KeySender.callData(call), gas: await local.gasOf(call) }), inLock?.lease);
+    return { ahead, nonce: inLock?.take ?? null };
   } catch {
     return null;
   }

@@ -115,10 +115,12 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   }
   const verifying = o.verify(o.payload, o.req, { readAhead: !ask });
   // A call that may be delivered optimistically prepares its broadcast now too (nonce
-  // taken, transaction signed), so after the handler it only goes out; the nonce is handed
-  // back whenever the broadcast does not happen.
-  const ahead = ask ? sendAhead(o.payload, o.req) : null;
-  const [verified, locked] = await Promise.allSettled([verifying, lockPayment(o.lock, ask ?? undefined)]);
+  // taken in the lock's own statement when it reserved a share of the cap, transaction
+  // signed), so after the handler it only goes out; the nonce is handed back whenever the
+  // broadcast does not happen.
+  const prepared = ask ? sendAhead(o.payload, o.req) : null;
+  const ahead = prepared?.ahead ?? null;
+  const [verified, locked] = await Promise.allSettled([verifying, lockPayment(o.lock, ask ?? undefined, prepared?.nonce)]);
   if (locked.status === "rejected") {
     ahead?.free();
     throw locked.reason;

@@ -31,6 +31,7 @@ import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { getDbHandle } from "@/lib/db/client";
 import { log } from "@/lib/log";
+import type { LockNonceTake } from "@/lib/payments/ledger";
 
 /** What the chain's node says about the key's nonces. */
 export interface ChainNonces {
@@ -68,47 +69,25 @@ const EXPIRY_MARGIN_MS = 3000;
 export const RELEASE_GRACE_MS = 1000;
 
 /**
- * Whether a lease row may be handed out again. $2: the node's pending nonce, read fresh
- * when $4; $6: lease expiry (s); $7: release grace (s). Without a fresh read any row that
- * might be reusable counts (the answer is then "read fresh first").
+ * Takes a nonce: evm_take_nonce (prisma/migrations/20261125000000_nonce_take_in_lock). $1
+ * address, $2 the node's pending nonce, $3 its latest, $4 the chain read is fresh, $5 the
+ * new holder's token, $6 lease expiry (s), $7 release grace (s), $8 may wait. One
+ * statement: max(the shared counter, the node's pending nonce) advanced, or a reusable
+ * nonce claimed. A row may be reused only with a fresh read: free at or above the node's
+ * pending nonce, or the pending nonce itself when released over the grace ago or held or
+ * used past the expiry. Without a fresh read, a reusable row only makes it answer
+ * `need_fresh` (nothing taken). When the node's pending nonce was released moments ago
+ * (within the grace) and the caller may wait, it answers `wait_ms` (nothing taken): taking
+ * the next one would only queue it behind that gap.
  */
-const REUSABLE = `(CASE WHEN $4::boolean
-    THEN state = 'free' OR (nonce = $2::bigint AND ((state = 'released' AND since < now() - make_interval(secs => $7::double precision))
-                                                 OR (state IN ('held', 'used') AND since < now() - make_interval(secs => $6::double precision))))
-    ELSE state IN ('free', 'released') OR (state IN ('held', 'used') AND since < now() - make_interval(secs => $6::double precision)) END)`;
+const TAKE = `SELECT nonce, need_fresh, wait_ms FROM evm_take_nonce($1, $2::bigint, $3::bigint, $4, $5, $6, $7, $8)`;
 
-/**
- * Takes a nonce. $1 address, $2 pending, $3 latest, $4 the chain read is fresh, $5 the new
- * holder's token, $6 lease expiry (s), $7 release grace (s), $8 may wait. Without a fresh
- * read, a reusable row only makes it answer `need_fresh` (nothing taken): reuse needs the
- * chain's fresh word. When the node's pending nonce was released moments ago (within the
- * grace) and the caller may wait, it answers `wait_ms` (nothing taken): taking the next
- * one would only queue it behind that gap.
- */
-const TAKE = `WITH mined AS (
-    DELETE FROM evm_nonce_leases WHERE address = $1 AND nonce < $3::bigint
-  ), reusable AS (
-    SELECT nonce FROM evm_nonce_leases WHERE address = $1 AND nonce >= $2::bigint AND ${REUSABLE} ORDER BY nonce LIMIT 1
-  ), claimed AS (
-    UPDATE evm_nonce_leases SET state = 'held', token = $5, since = now()
-     WHERE $4::boolean AND address = $1 AND nonce = (SELECT nonce FROM reusable) AND ${REUSABLE}
-    RETURNING nonce
-  ), young AS (
-    SELECT ceil(extract(epoch FROM since + make_interval(secs => $7::double precision) - now()) * 1000) AS ms FROM evm_nonce_leases
-     WHERE $4::boolean AND $8::boolean AND address = $1 AND nonce = $2::bigint AND state = 'released' AND since >= now() - make_interval(secs => $7::double precision)
-  ), counter AS (
-    INSERT INTO evm_sender_nonces AS s (address, next_nonce, updated_at)
-    SELECT $1, $2::bigint + 1, now()
-     WHERE NOT EXISTS (SELECT 1 FROM claimed) AND ($4::boolean OR NOT EXISTS (SELECT 1 FROM reusable)) AND NOT EXISTS (SELECT 1 FROM young)
-    ON CONFLICT (address) DO UPDATE SET next_nonce = GREATEST(s.next_nonce, $2::bigint) + 1, updated_at = now()
-    RETURNING next_nonce - 1 AS nonce
-  ), leased AS (
-    INSERT INTO evm_nonce_leases (address, nonce, state, token, since) SELECT $1, nonce, 'held', $5, now() FROM counter
-    ON CONFLICT (address, nonce) DO UPDATE SET state = 'held', token = $5, since = now()
-  )
-  SELECT (SELECT nonce::text FROM claimed UNION ALL SELECT nonce::text FROM counter LIMIT 1) AS nonce,
-         (NOT $4::boolean AND EXISTS (SELECT 1 FROM reusable)) AS need_fresh,
-         (SELECT ms::int FROM young WHERE NOT EXISTS (SELECT 1 FROM claimed) LIMIT 1) AS wait_ms`;
+/** What a nonce take answers (see TAKE). */
+interface TakeRow {
+  nonce: string | null;
+  need_fresh: boolean | null;
+  wait_ms: number | null;
+}
 
 /**
  * Claims the node's pending nonce $2 (read fresh) for a filler when transactions of the key
@@ -137,6 +116,9 @@ export class SharedNonces {
   private chain: { at: number; v: Promise<ChainNonces> } | null = null;
   /** The last answer the chain gave, whatever its age (see take()'s `anyRead`). */
   private lastRead: ChainNonces | null = null;
+  /** The highest nonce this process took, and how many guesses wait for their take (see guessNext()). */
+  private lastTaken = -1;
+  private guessing = 0;
 
   constructor(
     /** The key's id in the tables: `<chain id>:<address>`. */
@@ -198,7 +180,7 @@ export class SharedNonces {
     for (let waits = 0; ; ) {
       const c = !fresh && anyRead && this.lastRead ? this.lastRead : await this.chainNonces(fresh);
       const h = await getDbHandle();
-      const rows = await h.query<{ nonce: string | null; need_fresh: boolean; wait_ms: number | null }>(TAKE, [
+      const rows = await h.query<TakeRow>(TAKE, [
         this.key,
         c.pending,
         c.latest,
@@ -221,8 +203,58 @@ export class SharedNonces {
         continue;
       }
       if (!row?.nonce) throw new Error("no nonce allocated");
-      return { nonce: Number(row.nonce), token, takenAt: performance.now() };
+      return this.leaseOf(Number(row.nonce), token);
     }
+  }
+
+  private leaseOf(nonce: number, token: string): Lease {
+    if (nonce > this.lastTaken) this.lastTaken = nonce;
+    return { nonce, token, takenAt: performance.now() };
+  }
+
+  /**
+   * A guess of the nonce the take under way gives: the next after the highest this process
+   * took, past those guessed for takes still under way (at least the chain's pending
+   * nonce). Right while no other sender takes nonces of the key meanwhile; a transaction
+   * signed with it before the take answers is used only if the take gives that very nonce
+   * (KeySender.sendAhead). guessDone() once that take answered (or failed). Null before the
+   * chain was read.
+   */
+  guessNext(): number | null {
+    if (!this.lastRead) return null;
+    return Math.max(this.lastTaken + 1 + this.guessing++, this.lastRead.pending);
+  }
+
+  guessDone(): void {
+    if (this.guessing > 0) this.guessing--;
+  }
+
+  /**
+   * A take for a nonce needed within moments (take(false, true)) run by an optimistic
+   * payment's lock, in the same statement (lib/payments/ledger.ts, lockPayment: the
+   * arguments it passes on to evm_take_nonce, a chain read of any age, never fresh, never
+   * waiting, and what to do with the answer), with the lease it gives; null when no
+   * chain read is held yet (the take must read first: take() then). A take that needs a
+   * fresh read, or found the node's next nonce just released, took nothing: the lease then
+   * comes from take() on its own. The lease is null when the statement took nothing.
+   */
+  takeInLock(): { take: LockNonceTake; lease: Promise<Lease | null> } | null {
+    const c = this.lastRead;
+    if (!c) return null;
+    const token = randomUUID();
+    let take!: LockNonceTake;
+    const lease = new Promise<Lease | null>((resolve, reject) => {
+      take = {
+        args: [this.key, c.pending, c.latest, token, this.expirySeconds, RELEASE_GRACE_MS / 1000],
+        took: (row) => {
+          if (!row) resolve(null);
+          else if (row.nonce) resolve(this.leaseOf(Number(row.nonce), token));
+          else resolve(this.take(false, true));
+        },
+        failed: reject,
+      };
+    });
+    return { take, lease };
   }
 
   /** Whether the holder may still start a send with its lease. */

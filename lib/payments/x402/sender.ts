@@ -168,17 +168,35 @@ export class KeySender {
   /**
    * Prepares a transaction for a send that will probably follow within a moment (an
    * optimistic payment's broadcast, prepared while the payment is verified): its nonce
-   * taken from the shared counter without waiting for a read of the chain, signed with the
-   * fees held; see SendAhead.
+   * taken from the shared counter without waiting for a read of the chain (by `leasing`,
+   * a take run elsewhere, when given: null when it took none), signed with the fees held;
+   * see SendAhead.
    */
-  sendAhead(txOf: () => Promise<OutgoingTx>): SendAhead {
-    const leasing = this.nonces.take(false, true);
+  sendAhead(txOf: () => Promise<OutgoingTx>, leasing: Promise<Lease | null> = this.nonces.take(false, true)): SendAhead {
+    const txing = txOf();
+    const feeing = this.feeFields(AHEAD_FEES_MAX_AGE_MS);
+    // Signed with the nonce the take will probably give, while the take (a database round
+    // trip) is under way rather than after it: the signature is the longest CPU step of a
+    // paid call. Later than the requests this call has just started (setImmediate), so
+    // they are on the wire first. A wrong guess is signed again below.
+    const guess = this.nonces.guessNext();
+    if (guess !== null) void leasing.then(() => this.nonces.guessDone(), () => this.nonces.guessDone());
+    const early =
+      guess === null
+        ? null
+        : Promise.all([txing, feeing, new Promise((r) => setImmediate(r))]).then(
+            ([tx, fees]) => ({ nonce: guess, tx, fees, ...this.sign(tx, fees, guess) }),
+            () => null,
+          );
     const prepared = (async (): Promise<Prepared | null> => {
-      const [tx, fees, lease] = await Promise.allSettled([txOf(), this.feeFields(AHEAD_FEES_MAX_AGE_MS), leasing]);
+      const [tx, fees, lease] = await Promise.allSettled([txing, feeing, leasing]);
+      if (lease.status === "fulfilled" && !lease.value) return null;
       if (tx.status === "fulfilled" && fees.status === "fulfilled" && lease.status === "fulfilled") {
-        return { lease: lease.value, tx: tx.value, ...this.sign(tx.value, fees.value, lease.value.nonce) };
+        const signed = await early;
+        if (signed && signed.nonce === lease.value!.nonce && signed.tx === tx.value && signed.fees === fees.value) return { lease: lease.value!, tx: tx.value, raw: signed.raw, hash: signed.hash };
+        return { lease: lease.value!, tx: tx.value, ...this.sign(tx.value, fees.value, lease.value!.nonce) };
       }
-      if (lease.status === "fulfilled") await this.nonces.end(lease.value, "free");
+      if (lease.status === "fulfilled") await this.nonces.end(lease.value!, "free");
       const failed = [tx, fees, lease].find((r) => r.status === "rejected") as PromiseRejectedResult;
       log.warn("settlement.send_ahead_failed", { sender: this.nonces.key, message: firstLine(failed.reason) });
       return null;
