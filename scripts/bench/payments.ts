@@ -217,8 +217,12 @@ async function settlementBench(chain: Chain, sim: Simulator): Promise<void> {
         await chain.setIntervalMining(blockMs);
         // Odd, so that the median sample is the one started in the middle stratum (with
         // stratified start points, below, an even count reports the upper of the two middle
-        // values: half a stratum late, +25 ms at 2 s blocks).
-        const n = blockMs === 2000 ? 41 : 61;
+        // values: half a stratum late, +25 ms at 2 s blocks). 81 at 2 s blocks: a call
+        // started in the last ~15 ms before a block misses it (as a real caller's would), and
+        // moves the median up by one whole stratum; with 41 strata of 49 ms that one draw
+        // swung the reported p50 between ~995 and ~1065 ms from run to run (per-sample
+        // profile: answer = 2010 ms - start point, every time), with 81 by half as much.
+        const n = blockMs === 2000 ? 81 : 61;
         const conf = await signedHeaders(confirmed, chain, n + 2);
         const opt = await signedHeaders(optimistic, chain, n + 2);
         const optHttp = await signedHeaders(optimisticHttp, chain, n + 2);

@@ -13,7 +13,7 @@
  *
  * Request ids are this client's own (several callers share the socket); each caller gets
  * its answers back with the ids it sent. The connection opens on the first request, is
- * pinged while idle so a dead one is noticed, and opens again on the next request after
+ * pinged every 15 s so a dead one is noticed, and opens again on the next request after
  * it closed.
  */
 import WebSocket from "ws";
