@@ -148,10 +148,11 @@ function shuffle<T>(xs: T[]): T[] {
  * `next()` resolves when the next block is announced; the interval between announcements
  * is reported beside the figures (interval mining really runs at the set rate).
  */
-async function blockTimes(chain: Chain): Promise<{ next(): Promise<void>; intervalP50(): number; stop(): void }> {
+async function blockTimes(chain: Chain): Promise<{ next(timeoutMs?: number): Promise<void>; intervalP50(): number; missed(): number; stop(): void }> {
   const transport = webSocket(chain.rpcUrl.replace(/^http/, "ws"), { retryCount: 0 })({});
   let waiting: Array<() => void> = [];
   let seen: number[] = [];
+  let missed = 0;
   const { unsubscribe } = await transport.value!.subscribe({
     params: ["newHeads"],
     onData: () => {
@@ -163,7 +164,21 @@ async function blockTimes(chain: Chain): Promise<{ next(): Promise<void>; interv
     onError: (err: Error) => console.error(`newHeads subscription: ${err.message}`),
   });
   return {
-    next: () => new Promise<void>((r) => waiting.push(r)),
+    // A notification that does not come within `timeoutMs` (a lost subscription) is
+    // counted and reported, rather than stopping the bench for good.
+    next: (timeoutMs = 10_000) =>
+      new Promise<void>((r) => {
+        const timer = setTimeout(() => {
+          missed++;
+          console.error(`newHeads: no block announced within ${timeoutMs} ms`);
+          r();
+        }, timeoutMs);
+        waiting.push(() => {
+          clearTimeout(timer);
+          r();
+        });
+      }),
+    missed: () => missed,
     intervalP50: () => {
       const gaps = seen.slice(1).map((t, i) => t - seen[i]!);
       seen = seen.slice(-1);
@@ -235,7 +250,7 @@ async function settlementBench(chain: Chain, sim: Simulator): Promise<void> {
         await timed(2, (i) => fetch(`${confirmed.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": conf[i]! } }));
         await timed(2, (i) => fetch(`${optimistic.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": opt[i]! } }));
         await timed(2, (i) => fetch(`${optimisticHttp.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": optHttp[i]! } }));
-        await blocks.next();
+        await blocks.next(3 * blockMs);
         // Callers arrive at any point of a block. A confirmed call's time is its own work
         // plus the wait for the next block, uniform over the interval: the median of 40
         // random start points has a standard deviation of about 160 ms at 2 s blocks (runs
@@ -254,13 +269,15 @@ async function settlementBench(chain: Chain, sim: Simulator): Promise<void> {
           optLat.push(...(await timed(1, () => fetch(`${optimistic.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": opt[i]! } }))));
           keyOptHttpLat.push(...(await timed(1, () => fetch(`${optimisticHttp.url}${PRODUCT}`, { headers: { "X-Api-Key": key } }))));
           optHttpLat.push(...(await timed(1, () => fetch(`${optimisticHttp.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": optHttp[i]! } }))));
-          await blocks.next();
+          await blocks.next(3 * blockMs);
+          if ((i - 1) % 20 === 0) console.error(`settlement at ${blockMs} ms blocks: ${i - 1} of ${n} samples`);
           await new Promise((r) => setTimeout(r, phases[i - 2]!));
           confLat.push(...(await timed(1, () => fetch(`${confirmed.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": conf[i]! } }))));
         }
         const keyConf50 = percentile(keyConfLat, 50);
         const keyOpt50 = percentile(keyOptLat, 50);
         report(`settlement_${blockMs}ms_blocks_block_interval_p50_ms`, blocks.intervalP50());
+        if (blocks.missed()) report(`settlement_${blockMs}ms_blocks_missed_block_notifications`, blocks.missed());
         report(`settlement_${blockMs}ms_blocks_key_p50_ms`, keyConf50);
         report(`settlement_${blockMs}ms_blocks_confirmed_p50_ms`, percentile(confLat, 50));
         report(`settlement_${blockMs}ms_blocks_confirmed_p90_ms`, percentile(confLat, 90));
