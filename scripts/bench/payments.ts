@@ -11,7 +11,7 @@
  *   blocks.
  */
 import { randomBytes } from "node:crypto";
-import { webSocket } from "viem";
+import WebSocket from "ws";
 import { startSimulator, type Simulator } from "@/lib/upstream-sim/server";
 import { startChain, type Chain } from "../../tests/helpers/chain";
 import { startService, type Service } from "../../tests/helpers/service";
@@ -146,26 +146,60 @@ function shuffle<T>(xs: T[]): T[] {
 /**
  * When the chain's blocks appear, from the node's own newHeads subscription (WebSocket):
  * `next()` resolves when the next block is announced; the interval between announcements
- * is reported beside the figures (interval mining really runs at the set rate).
+ * is reported beside the figures (interval mining really runs at the set rate). Hardhat
+ * stops a subscription's notifications silently after about five minutes (runs lost every
+ * announcement from then on), so it is renewed every minute; announcements are told apart
+ * by block number, so the old and new subscription never announce one block twice.
  */
 async function blockTimes(chain: Chain): Promise<{ next(timeoutMs?: number): Promise<void>; intervalP50(): number; missed(): number; stop(): void }> {
-  const transport = webSocket(chain.rpcUrl.replace(/^http/, "ws"), { retryCount: 0 })({});
+  const url = chain.rpcUrl.replace(/^http/, "ws");
   let waiting: Array<() => void> = [];
   let seen: number[] = [];
   let missed = 0;
-  const { unsubscribe } = await transport.value!.subscribe({
-    params: ["newHeads"],
-    onData: () => {
+  let stopped = false;
+  let socket: WebSocket;
+  const connect = async (): Promise<void> => {
+    const ws = new WebSocket(url);
+    await new Promise<void>((resolve, reject) => {
+      ws.once("open", () => resolve());
+      ws.once("error", reject);
+    });
+    ws.on("message", (data) => {
+      const m = JSON.parse(String(data)) as { id?: number; result?: string; method?: string; params?: { result?: { number?: string } } };
+      if (m.id === 1 && typeof m.result === "string") {
+        // A renewed subscription: the previous one is ended.
+        if (subscription) ws.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "eth_unsubscribe", params: [subscription] }));
+        subscription = m.result;
+        return;
+      }
+      if (m.method !== "eth_subscription") return;
+      const number = Number(m.params?.result?.number ?? -1);
+      if (number <= lastBlock) return;
+      lastBlock = number;
       seen.push(performance.now());
       const w = waiting;
       waiting = [];
       for (const r of w) r();
-    },
-    onError: (err: Error) => console.error(`newHeads subscription: ${err.message}`),
-  });
+    });
+    ws.on("close", () => {
+      if (stopped) return;
+      console.error("newHeads: the connection closed; subscribing again");
+      void connect().catch((err: Error) => console.error(`newHeads: ${err.message}`));
+    });
+    ws.on("error", () => undefined);
+    const subscribe = () => ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["newHeads"] }));
+    subscribe();
+    clearInterval(renew);
+    renew = setInterval(subscribe, 60_000);
+    socket = ws;
+  };
+  let subscription: string | null = null;
+  let lastBlock = -1;
+  let renew: ReturnType<typeof setInterval> | undefined;
+  await connect();
   return {
-    // A notification that does not come within `timeoutMs` (a lost subscription) is
-    // counted and reported, rather than stopping the bench for good.
+    // A block not announced within `timeoutMs` is counted and reported, rather than
+    // stopping the bench for good.
     next: (timeoutMs = 10_000) =>
       new Promise<void>((r) => {
         const timer = setTimeout(() => {
@@ -185,9 +219,9 @@ async function blockTimes(chain: Chain): Promise<{ next(timeoutMs?: number): Pro
       return gaps.length ? percentile(gaps, 50) : Number.NaN;
     },
     stop: () => {
-      void unsubscribe()
-        .catch(() => undefined)
-        .then(async () => (await transport.value!.getRpcClient()).close());
+      stopped = true;
+      clearInterval(renew);
+      socket.terminate();
     },
   };
 }
