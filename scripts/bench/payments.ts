@@ -146,9 +146,10 @@ function shuffle<T>(xs: T[]): T[] {
 /**
  * When the chain's blocks appear, from the node's own newHeads subscription (WebSocket):
  * `next()` resolves when the next block is announced; the interval between announcements
- * is reported beside the figures (interval mining really runs at the set rate). Hardhat
- * stops a subscription's notifications silently after about five minutes (runs lost every
- * announcement from then on), so it is renewed every minute; announcements are told apart
+ * is reported beside the figures (interval mining really runs at the set rate). In runs of
+ * 2026-11-25 Hardhat stopped sending a subscription's notifications, without closing it,
+ * about five minutes after it began (every later announcement was lost; a renewed one
+ * fixed it), so it is renewed every minute; announcements are told apart
  * by block number, so the old and new subscription never announce one block twice.
  */
 async function blockTimes(chain: Chain): Promise<{ next(timeoutMs?: number): Promise<void>; intervalP50(): number; missed(): number; stop(): void }> {
