@@ -375,8 +375,8 @@ export async function broadcastWithFacilitator(payload: PaymentPayload, req: Pay
  * taken, transaction signed; see SendAhead), or null when it would not be sent by this
  * process's own sender (a remote facilitator, a signature the local path does not take).
  * `nonce`, when given, must go to the payment's lockPayment: the nonce is taken in the
- * lock's own statement (only when the lock reserved an optimistic share), and the
- * broadcast is signed once it answers.
+ * lock's own statement (only when the lock reserved an optimistic share); the broadcast
+ * is signed meanwhile on the nonce this process expects, again if the take gives another.
  */
 export function sendAhead(payload: PaymentPayload, req: PaymentRequirements): { ahead: SendAhead; nonce: LockNonceTake | null } | null {
   try {
