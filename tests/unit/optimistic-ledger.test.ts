@@ -4,8 +4,9 @@
  *   not by an earlier optimistic payment whose transfer happens to be confirmed later;
  * - a cap reservation left by a process that died mid-call stops counting after its age
  *   bound (it would otherwise hold the payer's cap forever);
- * - the payer queries run on an index (PostgreSQL: the plans use
- *   payments_network_payer_status_idx on a table with many other payers);
+ * - the payer queries run on indexes (PostgreSQL: payments_network_payer_status_idx and,
+ *   for the value in flight, payments_in_flight_idx, on a table with many other payers),
+ *   and the value in flight reads only the payer's rows in flight, not its history;
  * - x402's pending-settlement store in the shared database: one instance's entry is seen
  *   by another, until it is deleted or expires.
  */
@@ -124,7 +125,7 @@ for (const mode of modes) {
       expect(got).toEqual([true, true, false]);
     });
 
-    it.runIf(mode.pg)("the payer queries use payments_network_payer_status_idx on a table full of other payers", async () => {
+    it.runIf(mode.pg)("the payer queries use indexes on a table full of other payers; the value in flight reads only the payer's rows in flight, whatever its history", async () => {
       const h = await getDbHandle();
       await h.query(
         `INSERT INTO payments (id, scheme, network, reference, payer, amount_atomic, asset, pay_to, product, surface, status, updated_at)
@@ -133,21 +134,50 @@ for (const mode of modes) {
            FROM generate_series(1, 20000) g`,
         [NETWORK],
       );
-      await h.query(`ANALYZE payments`, []);
-      const scans = async () =>
-        Number((await h.query<{ n: string }>(`SELECT idx_scan::text AS n FROM pg_stat_user_indexes WHERE schemaname = current_schema() AND indexrelname = 'payments_network_payer_status_idx'`, []))[0]?.n ?? -1);
-      const before = await scans();
-      expect(before).toBeGreaterThanOrEqual(0);
+      // The payer's own history: 500 payments settled, 2 in flight.
       const payer = newPayer();
-      expect((await lock(payer, 2n * PRICE)).optimistic).toEqual({ reserved: true });
-      // Each backend reports its counters within about a second of going idle.
-      let after = before;
-      for (let i = 0; i < 30 && after < before + 2; i++) {
-        await new Promise((r) => setTimeout(r, 200));
-        after = await scans();
+      await h.query(
+        `INSERT INTO payments (id, scheme, network, reference, payer, amount_atomic, asset, pay_to, product, surface, status, updated_at)
+         SELECT gen_random_uuid()::text, 'exact', $1, 'own:' || $2 || ':' || g, $2, 5000, 'a', 'b', 'sentiment', 'http',
+                CASE WHEN g <= 2 THEN 'broadcast' ELSE 'settled' END, now()
+           FROM generate_series(1, 502) g`,
+        [NETWORK, payer],
+      );
+      await h.query(`ANALYZE payments`, []);
+      const stats = async () => {
+        const rows = await h.query<{ name: string; scans: string; read: string }>(
+          `SELECT indexrelname AS name, idx_scan::text AS scans, idx_tup_read::text AS read FROM pg_stat_user_indexes
+            WHERE schemaname = current_schema() AND indexrelname IN ('payments_network_payer_status_idx', 'payments_in_flight_idx')`,
+          [],
+        );
+        const of = (n: string) => rows.find((r) => r.name === n);
+        return { failedScans: Number(of("payments_network_payer_status_idx")?.scans ?? -1), flightScans: Number(of("payments_in_flight_idx")?.scans ?? -1), flightRead: Number(of("payments_in_flight_idx")?.read ?? -1) };
+      };
+      // Each backend reports its counters within about a second of going idle: the earlier
+      // tests' statements are counted once the counters stay put for 1.5 s.
+      let before = await stats();
+      for (let still = 0, i = 0; still < 5 && i < 50; i++) {
+        await new Promise((r) => setTimeout(r, 300));
+        const now = await stats();
+        still = JSON.stringify(now) === JSON.stringify(before) ? still + 1 : 0;
+        before = now;
       }
-      expect(after).toBeGreaterThanOrEqual(before + 2);
-    }, 30_000);
+      expect(before.failedScans).toBeGreaterThanOrEqual(0);
+      expect(before.flightScans).toBeGreaterThanOrEqual(0);
+      // Room for the 2 in flight and this one, not for a fourth.
+      expect((await lock(payer, 3n * PRICE)).optimistic).toEqual({ reserved: true });
+      let after = before;
+      for (let i = 0; i < 30 && (after.failedScans < before.failedScans + 1 || after.flightScans < before.flightScans + 1); i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        after = await stats();
+      }
+      // The payer's failures on the payer index, the value in flight on the in-flight index,
+      // which gave the 2 rows in flight and none of the 500 settled ones.
+      expect(after.failedScans).toBeGreaterThanOrEqual(before.failedScans + 1);
+      expect(after.flightScans).toBe(before.flightScans + 1);
+      expect(after.flightRead - before.flightRead).toBe(2);
+      expect((await lock(payer, 3n * PRICE)).optimistic).toEqual({ reserved: false, failed: null });
+    }, 60_000);
 
     it("x402's pending-settlement store: one instance's entry is seen by another, until deleted or expired", async () => {
       const [one, other] = [new DbPendingSettlements(), new DbPendingSettlements()];
