@@ -20,7 +20,7 @@
  *   not learned.
  */
 import * as secp256k1 from "tiny-secp256k1";
-import { bytesToHex, encodeFunctionData, getAddress, hexToBytes, isAddressEqual, isErc6492Signature, keccak256, parseAbi, parseAbiItem, parseErc6492Signature, parseEventLogs, parseSignature, type Hex, type Log, type PublicClient } from "viem";
+import { bytesToHex, encodeFunctionData, type Abi, getAddress, hexToBytes, isAddressEqual, isErc6492Signature, keccak256, parseAbi, parseAbiItem, parseErc6492Signature, parseEventLogs, parseSignature, type Hex, type Log, type PublicClient } from "viem";
 import { eip3009ABI } from "@x402/evm";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { CheckedSettle, CheckedVerify } from "@/lib/payments/x402/facilitator-call";
@@ -98,11 +98,11 @@ export async function verifyLocally(chain: LocalReads, payload: PaymentPayload, 
   const chainId = evmChainId(req.network);
   if (typeof name !== "string" || typeof version !== "string" || chainId === null) return null;
   const a = p.authorization;
-  let asset: Hex, from: Hex, args: ReturnType<typeof transferArgs>;
+  let asset: Hex, from: Hex, call: TransferCall;
   try {
-    asset = getAddress(req.asset);
     from = getAddress(a.from);
-    args = transferArgs(p);
+    call = transferCall(payload, req);
+    asset = call.address;
   } catch {
     return null;
   }
@@ -112,8 +112,8 @@ export async function verifyLocally(chain: LocalReads, payload: PaymentPayload, 
   // the validity window, the nonce and the balance. A payer with code signs by ERC-1271,
   // and a token without code proves nothing: those take the official path.
   const simulated = chain.call
-    ? chain.call(asset, encodeFunctionData({ abi: eip3009ABI, functionName: "transferWithAuthorization", args: args as never }))
-    : chain.read({ address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args }).then(
+    ? chain.call(asset, encodedCall(call))
+    : chain.read(call).then(
         () => true,
         () => false,
       );
@@ -185,8 +185,33 @@ function transferred(logs: Log[], asset: Hex, a: Eip3009["authorization"]): bool
 }
 
 /** The settlement's contract call for a plain-ECDSA authorization: `transferWithAuthorization(..., v, r, s)` on the requirement's asset. */
-export function transferCall(payload: PaymentPayload, req: PaymentRequirements) {
-  return { address: getAddress(req.asset), abi: eip3009ABI, functionName: "transferWithAuthorization", args: transferArgs(eip3009Of(payload)) } as const;
+export function transferCall(payload: PaymentPayload, req: PaymentRequirements): TransferCall {
+  const hit = transferCalls.get(payload);
+  if (hit && hit.asset === req.asset) return hit.call;
+  const call = { address: getAddress(req.asset), abi: eip3009ABI, functionName: "transferWithAuthorization", args: transferArgs(eip3009Of(payload)) } as const;
+  transferCalls.set(payload, { asset: req.asset, call });
+  return call;
+}
+
+type TransferCall = { readonly address: Hex; readonly abi: typeof eip3009ABI; readonly functionName: "transferWithAuthorization"; readonly args: ReturnType<typeof transferArgs> };
+
+/**
+ * A payment's transfer call, built once per payload: a paid call encodes it for the
+ * simulation, for the broadcast prepared during verification and for the send that
+ * claims that broadcast; with the call object and its encoding kept (encodedCall), the
+ * ABI encoding runs once instead of three times, one of them after the handler.
+ */
+const transferCalls = new WeakMap<PaymentPayload, { asset: string; call: TransferCall }>();
+const encodedCalls = new WeakMap<object, Hex>();
+
+/** A contract call's data, encoded once per call object (objects are treated as immutable). */
+export function encodedCall(a: { abi: unknown; functionName: string; args?: readonly unknown[] }): Hex {
+  let data = encodedCalls.get(a);
+  if (data === undefined) {
+    data = encodeFunctionData({ abi: a.abi as Abi, functionName: a.functionName, args: (a.args ?? []) as unknown[] });
+    encodedCalls.set(a, data);
+  }
+  return data;
 }
 
 /** Whether an authorization's signature is a plain 65-byte ECDSA one (the local settlement path takes only these). */

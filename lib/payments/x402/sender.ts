@@ -23,9 +23,9 @@
  *   the node no longer knows it (dropped), and fills a gap below it (a nonce whose
  *   holder died or gave up) with a zero-value transaction to itself.
  */
-import { encodeFunctionData, formatTransactionReceipt, keccak256, serializeTransaction, concatHex, type Abi, type Hex, type TransactionReceipt } from "viem";
+import { formatTransactionReceipt, keccak256, serializeTransaction, concatHex, type Hex, type TransactionReceipt } from "viem";
 import { log } from "@/lib/log";
-import { NotSentError, SettlementUnknownError, noAnswer, signDigest } from "@/lib/payments/x402/evm-local";
+import { NotSentError, SettlementUnknownError, encodedCall, noAnswer, signDigest } from "@/lib/payments/x402/evm-local";
 import { BlockClock, InclusionWatcher } from "@/lib/payments/x402/inclusion";
 import { noteNoAnswer } from "@/lib/payments/x402/chain-call";
 import { postJson } from "@/lib/payments/x402/rpc-http";
@@ -294,7 +294,7 @@ export class KeySender {
 
   /** Encodes a contract call (with the optional data suffix the x402 scheme may ask for). */
   static callData(a: { abi: unknown; functionName: string; args?: readonly unknown[]; dataSuffix?: Hex }): Hex {
-    const data = encodeFunctionData({ abi: a.abi as Abi, functionName: a.functionName, args: (a.args ?? []) as unknown[] });
+    const data = encodedCall(a);
     return a.dataSuffix ? concatHex([data, a.dataSuffix]) : data;
   }
 
