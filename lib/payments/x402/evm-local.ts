@@ -190,6 +190,7 @@ export function transferCall(payload: PaymentPayload, req: PaymentRequirements):
   if (hit && hit.asset === req.asset) return hit.call;
   const call = { address: getAddress(req.asset), abi: eip3009ABI, functionName: "transferWithAuthorization", args: transferArgs(eip3009Of(payload)) } as const;
   transferCalls.set(payload, { asset: req.asset, call });
+  ownCalls.add(call);
   return call;
 }
 
@@ -202,15 +203,16 @@ type TransferCall = { readonly address: Hex; readonly abi: typeof eip3009ABI; re
  * ABI encoding runs once instead of three times, one of them after the handler.
  */
 const transferCalls = new WeakMap<PaymentPayload, { asset: string; call: TransferCall }>();
+/** The call objects transferCall built (never changed after): only these have their encoding kept. */
+const ownCalls = new WeakSet<object>();
 const encodedCalls = new WeakMap<object, Hex>();
 
-/** A contract call's data, encoded once per call object (objects are treated as immutable). */
+/** A contract call's data; encoded once for a call built by transferCall, every time for anyone else's (the x402 scheme's objects are not ours to assume immutable). */
 export function encodedCall(a: { abi: unknown; functionName: string; args?: readonly unknown[] }): Hex {
-  let data = encodedCalls.get(a);
-  if (data === undefined) {
-    data = encodeFunctionData({ abi: a.abi as Abi, functionName: a.functionName, args: (a.args ?? []) as unknown[] });
-    encodedCalls.set(a, data);
-  }
+  const kept = encodedCalls.get(a);
+  if (kept !== undefined) return kept;
+  const data = encodeFunctionData({ abi: a.abi as Abi, functionName: a.functionName, args: (a.args ?? []) as unknown[] });
+  if (ownCalls.has(a)) encodedCalls.set(a, data);
   return data;
 }
 
