@@ -6,7 +6,11 @@
 -- leaves it once its transfer is confirmed, so it holds only what is in flight), and the
 -- function tests the status in the form that index's predicate matches: 0.04 ms whatever
 -- the history.
-CREATE INDEX "payments_in_flight_idx" ON "payments" ("network", "payer") WHERE "status" IN ('broadcast', 'pending_optimistic');
+--
+-- Built in the migration's own statement, which takes a write lock on payments while it
+-- scans the table (CONCURRENTLY cannot run inside it): on a large table, create the index
+-- beforehand with CREATE INDEX CONCURRENTLY and the same definition, and this skips it.
+CREATE INDEX IF NOT EXISTS "payments_in_flight_idx" ON "payments" ("network", "payer") WHERE "status" IN ('broadcast', 'pending_optimistic');
 
 -- x402_lock_payment as in 20261124200000_payment_lock_function, the in-flight sum only changed.
 CREATE OR REPLACE FUNCTION "x402_lock_payment"(
