@@ -135,6 +135,9 @@ const signedHeaders = async (svc: Service, chain: Chain, n: number, path = PRODU
   return Promise.all(Array.from({ length: n }, async () => v2Header(req, await signAuthorization(chain.accounts[1]!, { to: req.payTo, value: BigInt(req.amount) }))));
 };
 
+/** `n` points, one at random in each n-th of `[0, span)`, in shuffled order (see the settlement samples). */
+const strata = (n: number, span: number): number[] => shuffle(Array.from({ length: n }, (_, i) => ((i + Math.random()) / n) * span));
+
 function shuffle<T>(xs: T[]): T[] {
   for (let i = xs.length - 1; i > 0; i--) {
     const j = Math.floor(Math.random() * (i + 1));
@@ -161,6 +164,8 @@ async function blockTimes(chain: Chain): Promise<{ next(timeoutMs?: number): Pro
   let socket: WebSocket;
   const connect = async (): Promise<void> => {
     const ws = new WebSocket(url);
+    // A subscription belongs to its connection: a new connection has none to end yet.
+    subscription = null;
     await new Promise<void>((resolve, reject) => {
       ws.once("open", () => resolve());
       ws.once("error", reject);
@@ -296,7 +301,7 @@ async function settlementBench(chain: Chain, sim: Simulator): Promise<void> {
         // to make it waits one more block, as a real caller would (with start points fixed
         // mid-stratum instead, no call would start that close at 2 s blocks, and the median
         // would leave out the service's own time before the send).
-        const phases = shuffle(Array.from({ length: n }, (_, i) => ((i + Math.random()) / n) * blockMs));
+        const phases = strata(n, blockMs);
         // The free-key and optimistic calls likewise start at stratified points of the block
         // rather than right after one. Each iteration spends two blocks anyway (the confirmed
         // call returns just after a block, and the next one begins at the following block),
@@ -306,7 +311,7 @@ async function settlementBench(chain: Chain, sim: Simulator): Promise<void> {
         // payment, the node answering every instance's receipt looks): 1.54 at 2 s blocks in
         // one run, where a profiling script calling at random points gave 1.36-1.40.
         const CALLS_MS = 60;
-        const callPhases = shuffle(Array.from({ length: n }, (_, i) => ((i + Math.random()) / n) * (blockMs - CALLS_MS)));
+        const callPhases = strata(n, blockMs - CALLS_MS);
         for (let i = 2; i < n + 2; i++) {
           await new Promise((r) => setTimeout(r, callPhases[i - 2]!));
           // The free-key baseline on each instance, so each mode is compared with a call to the same process.
