@@ -8,13 +8,15 @@
  *   for the value in flight, payments_in_flight_idx, on a table with many other payers),
  *   and the value in flight reads only the payer's rows in flight, not its history;
  * - x402's pending-settlement store in the shared database: one instance's entry is seen
- *   by another, until it is deleted or expires.
+ *   by another, until it is deleted or expires;
+ * - a lock that reserved a share of the cap commits without waiting for the disk, every
+ *   other lock waits (see LOCK in lib/payments/ledger.ts).
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { resetEnvForTests } from "@/lib/config/env";
 import { closeDb, getDbHandle } from "@/lib/db/client";
-import { confirmBroadcast, lockPayment, recordSettlement, releaseLock, type OptimisticReservation, type PaymentLock } from "@/lib/payments/ledger";
+import { confirmBroadcast, LOCK, LOCK_TAKING_NONCE, lockPayment, recordSettlement, releaseLock, type OptimisticReservation, type PaymentLock } from "@/lib/payments/ledger";
 import { DbPendingSettlements } from "@/lib/payments/x402/pending-store";
 import { hasPostgres, POSTGRES_URL } from "../helpers/services";
 
@@ -178,6 +180,44 @@ for (const mode of modes) {
       expect(after.flightRead - before.flightRead).toBe(2);
       expect((await lock(payer, 3n * PRICE)).optimistic).toEqual({ reserved: false, failed: null });
     }, 60_000);
+
+    it("a lock that reserved a share commits without waiting for the disk; a lock that did not, or asked for none, waits", async () => {
+      const prisma = (await getDbHandle()).prisma;
+      const payer = newPayer();
+      const args = (cap: bigint | null) => [randomBytes(8).toString("hex"), "exact", NETWORK, `${payer}:0x${randomBytes(32).toString("hex")}`, payer, PRICE.toString(), "a", "b", "sentiment", "http", cap?.toString() ?? null, cap ? KEPT : null, 120];
+      const nonceArgs = [`0x${randomBytes(20).toString("hex")}`, 7, 7, "token", 60, 5];
+      /** The statement in a transaction rolled back afterwards: its answer, and the commit mode it left for its transaction. */
+      const commitMode = async (sql: string, params: unknown[]) => {
+        let seen: { row: Record<string, unknown>; mode: string } | null = null;
+        await prisma
+          .$transaction(async (t) => {
+            const [row] = await t.$queryRawUnsafe<Record<string, unknown>[]>(sql, ...params);
+            const [m] = await t.$queryRawUnsafe<{ v: string }[]>(`SELECT current_setting('synchronous_commit') AS v`);
+            seen = { row: row!, mode: m!.v };
+            throw new Error("roll back");
+          })
+          .catch((err: Error) => {
+            if (err.message !== "roll back") throw err;
+          });
+        return seen!;
+      };
+      const reserved = await commitMode(LOCK, args(100n * PRICE));
+      expect(reserved.row).toMatchObject({ locked: true, reserved: true });
+      expect(reserved.mode).toBe("off");
+      const taking = await commitMode(LOCK_TAKING_NONCE, [...args(100n * PRICE), ...nonceArgs]);
+      expect(taking.row).toMatchObject({ locked: true, reserved: true, nonce: "7" });
+      expect(taking.mode).toBe("off");
+      // No room under the cap: settled in confirmed mode, a block before its next write.
+      const full = await commitMode(LOCK_TAKING_NONCE, [...args(PRICE - 1n), ...nonceArgs]);
+      expect(full.row).toMatchObject({ locked: true, reserved: false, nonce: null });
+      expect(full.mode).toBe("on");
+      const plain = await commitMode(LOCK, args(null));
+      expect(plain.row).toMatchObject({ locked: true });
+      expect(plain.mode).toBe("on");
+      // The setting was the transaction's own: the connection is back to the default.
+      const [after] = await prisma.$queryRawUnsafe<{ v: string }[]>(`SELECT current_setting('synchronous_commit') AS v`);
+      expect(after!.v).toBe("on");
+    });
 
     it("x402's pending-settlement store: one instance's entry is seen by another, until deleted or expired", async () => {
       const [one, other] = [new DbPendingSettlements(), new DbPendingSettlements()];
