@@ -10,12 +10,12 @@
  * would have computed.
  */
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createPublicClient, http, parseGwei, toHex, type Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { resetEnvForTests } from "@/lib/config/env";
 import { closeDb, getDbHandle } from "@/lib/db/client";
-import { SharedNonces, type ChainNonces } from "@/lib/payments/x402/nonces";
+import { SharedNonces, type ChainNonces, type Lease } from "@/lib/payments/x402/nonces";
 import { feesFromBatch, KeySender } from "@/lib/payments/x402/sender";
 import { NotSentError } from "@/lib/payments/x402/evm-local";
 import { lockPayment, type LockInput } from "@/lib/payments/ledger";
@@ -271,6 +271,53 @@ describe("an optimistic payment's nonce: taken in its lock's statement, its tran
     const wrong = await sent();
     expect(wrong).toEqual({ nonce: other.nonce + 1, onChainNonce: other.nonce + 1 });
     expect(await minedNonce(account)).toBe(other.nonce + 2);
+  }, 30_000);
+
+  it("a transaction prepared ahead is signed once, at the first of its take and what the call waits for besides: with the take's nonce, or with the guess while the take is still out", async () => {
+    const account = chain.accounts[9]!;
+    await chain.setIntervalMining(0);
+    const key = `0x${Buffer.from(account.getHdKey().privateKey!).toString("hex")}` as Hex;
+    const sender = new KeySender(readerOf(chain) as never, { rpcUrl: chain.rpcUrl, chainId: 8453, timeoutMs: 2000, privateKey: Buffer.from(key.slice(2), "hex"), address: account.address });
+    const signs = vi.spyOn(sender as unknown as { sign: (...a: unknown[]) => unknown }, "sign");
+    const tx = { to: account.address, data: "0x" as Hex, value: 0n, gas: 30_000n };
+    const later = <T>() => {
+      let resolve!: (v: T) => void;
+      return { promise: new Promise<T>((r) => (resolve = r)), resolve };
+    };
+    const settle = async (ahead: ReturnType<KeySender["sendAhead"]>) => {
+      const { hash, nonce } = await sender.send(tx, undefined, true, ahead);
+      expect((await chain.publicClient.getTransaction({ hash })).nonce).toBe(nonce);
+      return nonce;
+    };
+    const first = await settle(sender.sendAhead(async () => tx)); // reads the chain: something to guess with
+    await new Promise((r) => setTimeout(r, 20));
+
+    // The take answers first: signed at once on its nonce, without waiting for the rest;
+    // no guess is signed.
+    signs.mockClear();
+    let leasing = later<Lease | null>();
+    let waiting = later<void>();
+    let ahead = sender.sendAhead(async () => tx, leasing.promise, waiting.promise);
+    leasing.resolve(await sender.nonces.take(false, true));
+    await vi.waitFor(() => expect(signs).toHaveBeenCalledTimes(1));
+    await new Promise((r) => setTimeout(r, 20));
+    waiting.resolve();
+    expect(await settle(ahead)).toBe(first + 1);
+    expect(signs).toHaveBeenCalledTimes(1);
+
+    // The call's other wait ends first: signed then, on the guess, before the take answers;
+    // the take gives the guessed nonce, so nothing is signed again.
+    signs.mockClear();
+    leasing = later<Lease | null>();
+    waiting = later<void>();
+    ahead = sender.sendAhead(async () => tx, leasing.promise, waiting.promise);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(signs).toHaveBeenCalledTimes(0); // neither has answered yet
+    waiting.resolve();
+    await vi.waitFor(() => expect(signs).toHaveBeenCalledTimes(1));
+    leasing.resolve(await sender.nonces.take(false, true));
+    expect(await settle(ahead)).toBe(first + 2);
+    expect(signs).toHaveBeenCalledTimes(1);
   }, 30_000);
 });
 

@@ -377,14 +377,16 @@ export async function broadcastWithFacilitator(payload: PaymentPayload, req: Pay
  * `nonce`, when given, must go to the payment's lockPayment: the nonce is taken in the
  * lock's own statement (only when the lock reserved an optimistic share); the broadcast
  * is signed meanwhile on the nonce this process expects, again if the take gives another.
+ * `verifying`: the payment's verification, under way (the signature waits for it or for
+ * the nonce, see KeySender.sendAhead).
  */
-export function sendAhead(payload: PaymentPayload, req: PaymentRequirements): { ahead: SendAhead; nonce: LockNonceTake | null } | null {
+export function sendAhead(payload: PaymentPayload, req: PaymentRequirements, verifying?: Promise<unknown>): { ahead: SendAhead; nonce: LockNonceTake | null } | null {
   try {
     const local = builtOrThrow().local;
     if (!local || !plainSignature(payload)) return null;
     const call = transferCall(payload, req);
     const inLock = local.sender.nonces.takeInLock();
-    const ahead = local.sender.sendAhead(async () => ({ to: call.address, data: KeySender.callData(call), gas: await local.gasOf(call) }), inLock?.lease);
+    const ahead = local.sender.sendAhead(async () => ({ to: call.address, data: KeySender.callData(call), gas: await local.gasOf(call) }), inLock?.lease, verifying);
     return { ahead, nonce: inLock?.take ?? null };
   } catch {
     return null;

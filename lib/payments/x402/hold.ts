@@ -118,7 +118,7 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   // taken in the lock's own statement when it reserved a share of the cap, transaction
   // signed), so after the handler it only goes out; the nonce is handed back whenever the
   // broadcast does not happen.
-  const prepared = ask ? sendAhead(o.payload, o.req) : null;
+  const prepared = ask ? sendAhead(o.payload, o.req, verifying) : null;
   const ahead = prepared?.ahead ?? null;
   const [verified, locked] = await Promise.allSettled([verifying, lockPayment(o.lock, ask ?? undefined, prepared?.nonce)]);
   if (locked.status === "rejected") {
