@@ -1,7 +1,7 @@
 // GET /wallet — connect a browser wallet and buy a prepaid bundle with an x402 payment.
 import type { Metadata } from "next";
 import { WalletApp, type BundleOffer } from "@/app/wallet/wallet-app";
-import { usableMethod } from "@/lib/payments/methods/registry";
+import { usableFactsOf } from "@/lib/payments/methods/facts";
 import { paymentFacts } from "@/lib/discovery/service";
 import { networkName } from "@/lib/web/chain-name";
 import { usdLabel } from "@/lib/payments/price";
@@ -13,7 +13,7 @@ export const metadata: Metadata = { title: "Wallet & bundles" };
 
 export default function WalletPage() {
   // The page pays with the EVM method's facts (network, token), as the 402 offers them.
-  const evm = usableMethod("evm-exact")?.facts() ?? null;
+  const evm = usableFactsOf("evm-exact");
   const offers: BundleOffer[] = bundleProducts().map((p) => ({
     id: p.id,
     path: p.path,

@@ -21,14 +21,26 @@ export interface BundleState {
   remaining: number;
 }
 
-/** Creates a bundle and returns its token (shown once). */
-export async function mintBundle(tier: BundleTier, credits: number, paymentId: string | null): Promise<{ token: string; id: string; credits: number; tier: BundleTier }> {
-  const prisma = await db();
+/**
+ * Creates the bundle a payment bought and returns its token (shown once). One bundle per
+ * payment: when the payment's purchase runs again (its answer was lost together with its
+ * record, and the payment was presented again and found paid), the same bundle gets a new
+ * token, the old one stops working, and its credits are what is left of them.
+ */
+export async function mintBundle(tier: BundleTier, credits: number, paymentId: string | null): Promise<{ token: string; id: string; credits: number; remaining: number; tier: BundleTier }> {
+  const h = await getDbHandle();
   const s = newSecret("bundle");
-  const row = await prisma.bundle.create({
-    data: { tokenHash: s.hash, tokenPrefix: s.prefix, tier, creditsTotal: credits, creditsRemaining: credits, paymentId },
-  });
-  return { token: s.value, id: row.id, credits, tier };
+  const rows = await h.query<{ id: string; credits_total: number; credits_remaining: number; old_hash: string | null }>(
+    `WITH old AS (SELECT token_hash FROM bundles WHERE payment_id = $6::text)
+     INSERT INTO bundles (id, token_hash, token_prefix, tier, credits_total, credits_remaining, payment_id)
+     VALUES ($1, $2, $3, $4, $5, $5, $6)
+     ON CONFLICT (payment_id) DO UPDATE SET token_hash = EXCLUDED.token_hash, token_prefix = EXCLUDED.token_prefix
+     RETURNING id, credits_total, credits_remaining, (SELECT token_hash FROM old) AS old_hash`,
+    [randomUUID(), s.hash, s.prefix, tier, credits, paymentId],
+  );
+  const row = rows[0]!;
+  if (row.old_hash) known().delete(row.old_hash);
+  return { token: s.value, id: row.id, credits: row.credits_total, remaining: row.credits_remaining, tier };
 }
 
 /** Removes a bundle whose payment could not be settled (it was never shown to anyone). */

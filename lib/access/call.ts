@@ -56,7 +56,8 @@ export interface CallTiming {
 }
 
 export type CallResult =
-  | { kind: "granted"; value: unknown; outcome: Granted; timing: CallTiming }
+  /** `replayed`: a payment presented again, answered with what it got the first time. */
+  | { kind: "granted"; value: unknown; outcome: Granted; timing: CallTiming; replayed?: boolean }
   | { kind: "refused"; refusal: Refused; timing: CallTiming }
   | { kind: "failed"; error: ApiError; timing: CallTiming };
 
@@ -82,6 +83,11 @@ export async function callProduct(input: CallInput): Promise<CallResult> {
     return refusedOrFailed(req, err, timing, "authorize");
   }
   timing.verify = performance.now() - t0;
+  // The same payment presented again: the answer it got, as it was.
+  if (grant.answered) {
+    log.info("payment.replayed", { product: req.product.id, surface: req.surface, method: grant.method, paymentId: grant.payment?.id ?? null, reference: grant.reference, receiptId: grant.answered.outcome.receiptId });
+    return { kind: "granted", value: grant.answered.value, outcome: grant.answered.outcome, timing, replayed: true };
+  }
 
   let value: unknown;
   const t1 = performance.now();
@@ -96,7 +102,7 @@ export async function callProduct(input: CallInput): Promise<CallResult> {
 
   const t2 = performance.now();
   try {
-    const outcome = await grant.commit();
+    const outcome = await grant.commit(value);
     timing.settle = performance.now() - t2;
     return { kind: "granted", value, outcome, timing };
   } catch (err) {

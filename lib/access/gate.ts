@@ -48,8 +48,17 @@ export interface Grant {
   reference: string | null;
   /** What the credential looks like now, charging nothing (a HEAD's answer). */
   preview(): Granted;
-  /** Charge for good; throws PaymentRequiredError when the charge is refused. */
-  commit(): Promise<Granted>;
+  /**
+   * Charge for good (the product's output `value` is kept with a per-call payment, to be
+   * sent again when the payment is presented again); throws PaymentRequiredError when the
+   * charge is refused.
+   */
+  commit(value: unknown): Promise<Granted>;
+  /**
+   * A payment presented again that was answered before: its output and outcome, sent
+   * again as they were; the product does not run and nothing is charged again.
+   */
+  answered?: { value: unknown; outcome: Granted };
   /** Undo the authorization; nothing is charged. */
   release(): Promise<void>;
 }
@@ -158,15 +167,17 @@ async function paymentGrant(req: AccessRequest, payload: string): Promise<Grant>
   } catch (err) {
     throw await asRefusal(req, err, { method, reference });
   }
+  const a = paid.answered;
   return {
     kind: paid.kind === "xlm" ? "xlm" : "x402",
     method,
     payment: { id: paid.paymentId, payer: paid.payer },
     reference,
+    ...(a ? { answered: { value: a.value, outcome: granted({ credential: "x402", method, charged: true, receiptId: a.receiptId, payment: a.payment, settlement: a.settlement, quota: null, credits: null }) } } : {}),
     preview: () => granted({ credential: "x402", method, charged: false, receiptId: null, payment: null, quota: null, credits: null }),
-    commit: async () => {
+    commit: async (value: unknown) => {
       try {
-        const s = await paid.settle({ product: req.product.id, surface: req.surface, amountUsd: price });
+        const s = await paid.settle({ product: req.product.id, surface: req.surface, amountUsd: price, answer: { value, secrets: req.product.secrets ?? [] } });
         return granted({ credential: "x402", method, charged: true, receiptId: s.receiptId, payment: s.response, settlement: s.settlement ?? "confirmed", quota: null, credits: null });
       } catch (err) {
         throw await asRefusal(req, err, { method, paymentId: paid.paymentId, reference });

@@ -21,6 +21,7 @@ import { freeEndpoint, productById } from "@/lib/catalog/lookup";
 import { env } from "@/lib/config/env";
 import { priceSurfaceOf } from "@/lib/catalog/surfaces";
 import { META } from "@/lib/a2a/protocol";
+import { brand } from "@/lib/errors/brand";
 
 export type { Requirement, X402Required } from "@/lib/access/outcome";
 
@@ -128,3 +129,4 @@ export class PaymentRequiredError extends ApiError {
     return this.refusal.requirement;
   }
 }
+brand(PaymentRequiredError, "PaymentRequiredError");

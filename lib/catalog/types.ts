@@ -58,6 +58,11 @@ export interface Product<P extends ParamSet = ParamSet, O extends z.ZodType = z.
   /** Upstream providers the handler depends on (health, docs). */
   sources: string[];
   handler: (params: ParamValues<P>, ctx: HandlerContext) => Promise<z.input<O>>;
+  /**
+   * Top-level output fields that are secrets (a bundle's token): the answer kept with a
+   * payment for presenting it again holds them sealed (lib/payments/answers.ts).
+   */
+  secrets?: readonly string[];
   /** Undoes the handler's side effects when the charge fails after it ran. */
   onCommitFailed?: (value: z.output<O>) => Promise<void>;
 }

@@ -7,7 +7,8 @@ import type { AnyProduct } from "@/lib/catalog/types";
 import type { ParamDoc, ParamSet } from "@/lib/catalog/params";
 import { usd6, usdLabel } from "@/lib/payments/price";
 import { env } from "@/lib/config/env";
-import { methodFacts, usableMethods, type MethodFacts } from "@/lib/payments/methods/registry";
+import { usableMethodFacts } from "@/lib/payments/methods/facts";
+import type { MethodFacts } from "@/lib/payments/methods/types";
 import { MCP_PATH, MCP_SERVER_INFO, MCP_SPEC_PROTOCOL_VERSION, MCP_TRANSPORT } from "@/lib/mcp/info";
 
 export const SERVICE = {
@@ -16,7 +17,7 @@ export const SERVICE = {
   summary: "Pay-per-call crypto market intelligence for autonomous agents, focused on XLM.",
   /** Names the per-call methods this instance accepts (read on use: the registry is built from configuration). */
   get description(): string {
-    const labels = methodFacts().map((m) => m.label);
+    const labels = usableMethodFacts().map((m) => m.label);
     const paid = labels.length > 0 ? `paid per call (${labels.join(", ")}), with a prepaid bundle token or with a free-tier API key` : "paid with a prepaid bundle token or with a free-tier API key";
     return `Pay-per-call crypto market intelligence for autonomous agents (XLM focus): composite sentiment, quotes with the SDEX order book, arbitrage, multi-asset screens, breadth, gas, prediction markets, wallet intelligence, token safety and whale flow. HTTP GET endpoints under /v1 and MCP tools at /mcp, ${paid}.`;
   },
@@ -91,8 +92,8 @@ export function paymentFacts(): {
   /** Whether any per-call payment is accepted (the payment headers and the MCP `payment` argument). */
   perCall: boolean;
 } {
-  const methods = methodFacts();
-  const x402 = usableMethods().flatMap((m) => (m.requirement("0.01") ? [m.facts()] : []));
+  const methods = usableMethodFacts();
+  const x402 = methods.filter((m) => m.x402);
   const first = x402[0] ?? null;
   return {
     methods,

@@ -1,4 +1,5 @@
 import { ERROR_CODES, type ErrorCode } from "@/lib/errors/codes";
+import { brand } from "@/lib/errors/brand";
 
 /** One entry of spec 2.6's `detail[]`. */
 export interface ValidationIssue {
@@ -47,6 +48,7 @@ export class ApiError extends Error {
     return this.headers;
   }
 }
+brand(ApiError, "ApiError");
 
 /** Spec 2.6 validation failure (HTTP 422). */
 export class ValidationError extends ApiError {
@@ -61,6 +63,7 @@ export class ValidationError extends ApiError {
     return { detail: this.detail };
   }
 }
+brand(ValidationError, "ValidationError");
 
 /** A product could not be computed from its upstreams (HTTP 503 with Retry-After). */
 export class UnavailableError extends ApiError {
@@ -74,6 +77,7 @@ export class UnavailableError extends ApiError {
     this.name = "UnavailableError";
   }
 }
+brand(UnavailableError, "UnavailableError");
 
 /**
  * The service itself could not complete the call (its database or another internal
@@ -87,3 +91,4 @@ export class ServiceUnavailableError extends ApiError {
     this.name = "ServiceUnavailableError";
   }
 }
+brand(ServiceUnavailableError, "ServiceUnavailableError");

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   bundle_exhausted: { status: 402, message: "The bundle has no credits left for this call." },
   not_found: { status: 404, message: "Not found." },
   method_not_allowed: { status: 405, message: "Method not allowed." },
+  payment_conflict: { status: 409, message: "This payment (or its payment identifier) was presented before with another payload." },
   request_timeout: { status: 408, message: "The request was not received in time." },
   payload_too_large: { status: 413, message: "The request body is too large." },
   validation_error: { status: 422, message: "Invalid parameters." },

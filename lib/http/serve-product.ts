@@ -25,6 +25,9 @@ export function renderCall(result: CallResult, req: Request): Response {
     for (const [k, v] of Object.entries(extra)) res.headers.set(k, v);
     return req.method === "HEAD" ? new Response(null, { status: res.status, headers: res.headers }) : res;
   }
+  // A payment presented again gets the answer it got, as it was; this header says so (as
+  // Stripe's idempotent requests do), nothing else differs but Server-Timing.
+  if (result.replayed) extra["Idempotent-Replayed"] = "true";
   const headers = { "Cache-Control": "no-store", ...grantedHeaders(result.outcome), ...extra };
   if (req.method === "HEAD") return new Response(null, { status: 200, headers: { "Content-Type": "application/json; charset=utf-8", ...headers } });
   return jsonResponse(result.value, { headers });

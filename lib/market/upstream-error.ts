@@ -1,3 +1,4 @@
+import { brand } from "@/lib/errors/brand";
 /**
  * The one error of an upstream call (timeout, network, HTTP status, rate limit, parse),
  * apart from the client base (./upstream.ts) so that the limiter, which the client base
@@ -28,3 +29,4 @@ export class UpstreamError extends Error {
     this.retryAfterMs = detail.retryAfterMs;
   }
 }
+brand(UpstreamError, "UpstreamError");

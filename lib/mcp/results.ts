@@ -137,6 +137,9 @@ export function accessMeta(g: Granted): Record<string, unknown> {
   return meta;
 }
 
+/** Marks the answer of a payment presented again, sent as it was (HTTP's Idempotent-Replayed). */
+export const REPLAYED_META_KEY = "echo/replayed";
+
 /** Where a paid tool result carries its call's timing (ms per phase); lib/mcp/http.ts turns it into Server-Timing. */
 export const TIMING_META_KEY = "echo/timing";
 
@@ -146,7 +149,11 @@ export const TIMING_META_KEY = "echo/timing";
  */
 export function renderToolCall(result: CallResult, context: Record<string, unknown>): CallToolResult {
   const rendered =
-    result.kind === "granted" ? okResult(result.value, accessMeta(result.outcome)) : result.kind === "refused" ? refusalResult(result.refusal) : resultForError(result.error, context);
+    result.kind === "granted"
+      ? okResult(result.value, { ...accessMeta(result.outcome), ...(result.replayed ? { [REPLAYED_META_KEY]: true } : {}) })
+      : result.kind === "refused"
+        ? refusalResult(result.refusal)
+        : resultForError(result.error, context);
   const timing = timingRecord(result.timing);
   if (Object.keys(timing).length) rendered._meta = { ...rendered._meta, [TIMING_META_KEY]: timing };
   return rendered;

@@ -10,8 +10,8 @@
  */
 import { z } from "zod";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/server";
-import { PRODUCTS } from "@/lib/catalog";
-import { freeEndpoint, productById } from "@/lib/catalog/lookup";
+import { productById } from "@/lib/catalog/lookup";
+import { freeKeyToolDecl, paidToolProducts, sentimentToolDecl } from "@/lib/mcp/free-tools";
 import type { AnyProduct } from "@/lib/catalog/types";
 import { toolTitle } from "@/lib/catalog/types";
 import { MCP_PAYMENT_META_KEY, credentialFromToolArgs } from "@/lib/access/credentials";
@@ -142,49 +142,43 @@ function paidTool(p: AnyProduct, pay: PaymentFacts): McpToolDef {
 }
 
 function sentimentTool(): McpToolDef {
-  const full = productById("sentiment");
+  const decl = sentimentToolDecl();
   return {
-    name: FREE_TOOLS.sentiment,
-    title: "XLM sentiment snapshot (free)",
-    description: `Free, no arguments. ${full.description} Returned as a JSON string (also as structuredContent): sentiment, sentiment_source, components, price_usd, mid, spread_pct, ts.`,
+    ...decl,
     price: "0",
     free: true,
-    endpoint: null,
     product: null,
     inputSchema: inputSchemaFor({}, false),
     outputSchema: outputJsonSchema(xlmSnapshotSchema),
-    annotations: { title: "XLM sentiment snapshot (free)", ...DATA_ANNOTATIONS },
+    annotations: { title: decl.title, ...DATA_ANNOTATIONS },
     call: async (args) => {
       try {
         parseArguments({}, false, args);
         return okResult(await freeSnapshot());
       } catch (err) {
-        return resultForError(err, { tool: FREE_TOOLS.sentiment });
+        return resultForError(err, { tool: decl.name });
       }
     },
   };
 }
 
 function freeKeyTool(): McpToolDef {
-  const http = freeEndpoint("/v1/free-key");
+  const decl = freeKeyToolDecl();
   return {
-    name: FREE_TOOLS.freeKey,
-    title: "Free-tier API key (free)",
-    description: `Free. ${http.description} Pass it as the "api_key" argument of standard tools. Optional "email" is recorded with the key. Same as GET ${http.path}; minting is rate-limited per client address.`,
+    ...decl,
     price: "0",
     free: true,
-    endpoint: http.path,
     product: null,
     inputSchema: inputSchemaFor(FREE_KEY_PARAMS, false),
     outputSchema: null,
-    annotations: { title: "Free-tier API key (free)", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: { title: decl.title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     call: async (args, ctx) => {
       try {
         const { raw } = parseArguments(FREE_KEY_PARAMS, false, args);
         const { body } = await mintFreeKey(raw, ctx.request ? clientIp(ctx.request) : "unknown", "arguments");
         return okResult(body);
       } catch (err) {
-        return resultForError(err, { tool: FREE_TOOLS.freeKey });
+        return resultForError(err, { tool: decl.name });
       }
     },
   };
@@ -197,7 +191,7 @@ function current(): void {
   const version = paymentMethodsVersion();
   if (tools?.version === version) return;
   const pay = paymentFacts();
-  tools = { version, list: [sentimentTool(), freeKeyTool(), ...PRODUCTS.filter((p) => p.tool !== null).map((p) => paidTool(p, pay))], instructions: instructionsFor(pay) };
+  tools = { version, list: [sentimentTool(), freeKeyTool(), ...paidToolProducts().map((p) => paidTool(p, pay))], instructions: instructionsFor(pay) };
 }
 
 /**

@@ -1,14 +1,20 @@
 /**
- * The payments table is the replay guard: a payment's reference (EIP-3009 nonce per
- * payer, Solana signature, Stellar transaction hash) is inserted as "pending" BEFORE the
- * handler runs; the unique (network, reference) constraint lets exactly one of any
- * number of concurrent copies through. A call that fails before settlement deletes its
- * pending row (nothing was settled, the payer may present the same authorization again);
- * a settled or failed-to-settle row stays forever.
+ * The payments table is the replay guard and the payment's state machine. A payment's
+ * reference (EIP-3009 nonce per payer, Solana signature, Stellar transaction hash) is
+ * inserted as "pending" BEFORE the handler runs; the unique (network, reference)
+ * constraint lets exactly one of any number of concurrent copies through. Then, each step
+ * written before the next can be seen from outside: "sent" (its transaction's hash, before
+ * the transaction goes out; optimistic calls write "broadcast" while it goes out),
+ * "settled" with the receipt and the answer that is sent (one statement), or "unknown"
+ * (a transfer that may have happened), "failed" (the payment itself failed), "landed"
+ * (found transferred by reconciliation, not answered yet), "expired" (never used).
  *
- * A settlement whose outcome could not be learned (a timeout after the transaction may
- * have been broadcast) leaves the row "unknown": it is never settled twice, and the same
- * payment presented again claims the row so the outcome can be read from the chain.
+ * Whoever holds a payment in flight holds it by a lease it renews (lib/payments/leases.ts):
+ * the same payment presented again, on any instance, gets the answer it got the first time
+ * (served), a pending answer while a live holder works on it, or takes the row over when
+ * its holder is gone or left the outcome to the chain, and finishes it from the store and
+ * the chain. A call that fails before settlement deletes its row: nothing was settled and
+ * the payer may present the same authorization again.
  */
 import { randomUUID } from "node:crypto";
 import { db, getDbHandle } from "@/lib/db/client";
@@ -16,13 +22,20 @@ import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { ReceiptInput } from "@/lib/access/receipts";
 import { accessLogInsert } from "@/lib/access/receipts";
+import { env } from "@/lib/config/env";
+import { brand } from "@/lib/errors/brand";
+import { holdLease, leaseHolder, leaseSeconds, releaseLease } from "@/lib/payments/leases";
 
 export interface PaymentLock {
   id: string;
   network: string;
   reference: string;
-  /** Set when this lock took over a row left "unknown" by an earlier attempt. */
-  reclaimed?: { txHash: string | null };
+  /**
+   * Set when this lock took over a row from an earlier attempt: one that left the outcome
+   * "unknown", found transferred by reconciliation ("landed"), or whose holder is gone.
+   * `txHash`: the transaction that attempt sent, if it got that far.
+   */
+  reclaimed?: { txHash: string | null; status: string };
   /** When the lock asked for a share of the payer's optimistic cap (see lockPayment): what it got. */
   optimistic?: OptimisticReservation;
 }
@@ -37,7 +50,28 @@ export interface LockInput {
   payTo: string;
   product: string;
   surface: string;
+  /** What the payment is (lib/payments/answers.ts, paymentIdentity); null when it could not be read. */
+  identity?: string | null;
+  /** SHA-256 of its x402 payment-identifier id, when it carries one. */
+  idempotencyKey?: string | null;
 }
+
+/**
+ * The payment was answered before: the answer kept with it (JSON, secrets sealed; see
+ * lib/payments/answers.ts) and the product it was for. Thrown by lockPayment; the gate
+ * sends that answer again instead of running the call.
+ */
+export class AnsweredBefore extends Error {
+  constructor(
+    readonly paymentId: string,
+    readonly response: string,
+    readonly product: string,
+  ) {
+    super(`payment ${paymentId} was answered before`);
+    this.name = "AnsweredBefore";
+  }
+}
+brand(AnsweredBefore, "AnsweredBefore");
 
 /** A share of the payer's optimistic cap asked for with the lock: the cap, and the signed payment the row keeps until its transfer is confirmed. */
 export interface OptimisticAsk {
@@ -70,12 +104,13 @@ const RESERVATION_SECONDS = 120;
  * lock's round trip after an idle stretch, the longest step of an optimistic call.
  */
 const ASYNC_IF_RESERVED = `CROSS JOIN LATERAL set_config('synchronous_commit', CASE WHEN l.reserved THEN 'off' ELSE current_setting('synchronous_commit') END, true) AS c`;
-/** prisma/migrations/20261124200000_payment_lock_function: the insert, and the optimistic reservation when asked, in one round trip. */
-export const LOCK = `SELECT l.locked, l.reserved, l.failed_id, l.failed_tx
-  FROM x402_lock_payment($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13) l ${ASYNC_IF_RESERVED}`;
-/** prisma/migrations/20261125000000_nonce_take_in_lock: the same, and the broadcast's nonce when it reserved. */
-export const LOCK_TAKING_NONCE = `SELECT l.locked, l.reserved, l.failed_id, l.failed_tx, l.nonce, l.need_fresh, l.wait_ms
-  FROM x402_lock_payment_taking_nonce($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13, $14, $15::bigint, $16::bigint, $17, $18, $19) l ${ASYNC_IF_RESERVED}`;
+const LOCK_COLUMNS = "l.outcome, l.reserved, l.failed_id, l.failed_tx, l.row_id, l.row_status, l.row_product, l.row_tx, l.row_error, l.row_created, l.response, l.lease_ms";
+/** prisma/migrations/20261126190000_payment_leases_and_answers: the insert (or what the row of a payment seen before says), and the optimistic reservation when asked, in one round trip. */
+export const LOCK = `SELECT ${LOCK_COLUMNS}
+  FROM x402_lock_payment($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13, $14, $15, $16, $17, $18::bigint, $19) l ${ASYNC_IF_RESERVED}`;
+/** The same, and the broadcast's nonce when it reserved. */
+export const LOCK_TAKING_NONCE = `SELECT ${LOCK_COLUMNS}, l.nonce, l.need_fresh, l.wait_ms
+  FROM x402_lock_payment_taking_nonce($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13, $14, $15, $16, $17, $18::bigint, $19, $20, $21::bigint, $22::bigint, $23, $24, $25) l ${ASYNC_IF_RESERVED}`;
 
 /**
  * A nonce of the facilitator key taken in the lock's statement, for the broadcast of an
@@ -89,19 +124,26 @@ export interface LockNonceTake {
 }
 
 /**
- * Records the payment as pending (one statement on the raw driver: this is on every paid
- * call's path). A payment seen before is refused with payment_replayed, unless an earlier
- * attempt left its outcome unknown: then this call takes the row over (`reclaimed`).
+ * Records the payment as pending, held by this process's lease (one statement on the raw
+ * driver: this is on every paid call's path). A payment seen before is answered from its
+ * row in the same round trip:
+ * - answered before → AnsweredBefore (its kept answer, sent again by the gate);
+ * - held by a live process → 503 settlement_pending with Retry-After (the lease left);
+ * - its holder gone (lease run out), its outcome left "unknown", or found transferred
+ *   ("landed") → this call takes it over (`reclaimed`) and finishes it from the chain;
+ * - the same reference or payment identifier with another payload → 409 payment_conflict;
+ * - settled, failed or expired for good → 402, saying which.
  *
  * `optimistic`: the same statement also takes the price from the payer's optimistic cap
  * when the payer is in good standing (no optimistic payment failed since its last one
  * settled in confirmed mode) and its value in flight (delivered unconfirmed, or reserved
- * by concurrent calls on any instance) leaves room; the row is then
- * `pending_optimistic` and keeps the signed payment until its transfer is confirmed (see
- * reconcile.ts). Concurrent calls of one payer never pass the cap together (an advisory
- * lock on the payer, see the migration). The answer is on the lock (`optimistic`); a
- * taken-over row never reserves (it settles in confirmed mode). EVM payers are stored and
- * compared in lower case (index payments_network_payer_status_idx).
+ * by concurrent calls on any instance) leaves room, and the service-wide cap
+ * (X402_OPTIMISTIC_SERVICE_CAP_USD: every payer's value in flight plus recent losses)
+ * does too; the row is then `pending_optimistic` and keeps the signed payment until its
+ * transfer is confirmed (see reconcile.ts). Concurrent calls never pass a cap together (an
+ * advisory lock per network, see the migration). The answer is on the lock
+ * (`optimistic`); a taken-over row never reserves (it settles in confirmed mode). EVM
+ * payers are stored and compared in lower case (index payments_network_payer_status_idx).
  *
  * `nonce` (with `optimistic`): the same statement also takes the nonce of the payment's
  * broadcast when it reserved a share, so that optimistic call makes one round trip to the
@@ -110,30 +152,113 @@ export interface LockNonceTake {
  */
 export async function lockPayment(p: LockInput, optimistic?: OptimisticAsk, nonce?: LockNonceTake | null): Promise<PaymentLock> {
   const taking = optimistic && nonce ? nonce : null;
-  let rows: LockRow[];
-  const id = randomUUID();
-  try {
-    rows = await lockRows(id, p, optimistic, taking);
-  } catch (err) {
-    taking?.failed(err);
-    throw err;
+  for (let attempt = 0; ; attempt++) {
+    let rows: LockRow[];
+    const id = randomUUID();
+    try {
+      rows = await lockRows(id, p, optimistic, taking);
+    } catch (err) {
+      taking?.failed(err);
+      throw err;
+    }
+    const r = rows[0]!;
+    const locked = r.outcome === "locked";
+    taking?.took(locked && r.reserved ? { nonce: r.nonce ?? null, need_fresh: r.need_fresh ?? null, wait_ms: r.wait_ms ?? null } : null);
+    if (locked || r.outcome === "reclaimed") {
+      const lock: PaymentLock = { id: r.row_id!, network: p.network, reference: p.reference };
+      if (r.outcome === "reclaimed") lock.reclaimed = { txHash: r.row_tx, status: r.row_status ?? "unknown" };
+      else if (optimistic) lock.optimistic = r.reserved ? { reserved: true } : { reserved: false, failed: r.failed_id ? { paymentId: r.failed_id, txHash: r.failed_tx } : null };
+      holdLease(lock.id);
+      return lock;
+    }
+    if (r.outcome === "retry" && attempt < 3) continue;
+    throw seenBefore(r);
   }
-  const r = rows[0];
-  taking?.took(r?.locked && r.reserved ? { nonce: r.nonce ?? null, need_fresh: r.need_fresh ?? null, wait_ms: r.wait_ms ?? null } : null);
-  if (r?.locked) {
-    const lock: PaymentLock = { id, network: p.network, reference: p.reference };
-    if (optimistic) lock.optimistic = r.reserved ? { reserved: true } : { reserved: false, failed: r.failed_id ? { paymentId: r.failed_id, txHash: r.failed_tx } : null };
-    return lock;
-  }
-  const claimed = await claimUnknownPayment(p.network, p.reference);
-  if (claimed) return claimed;
-  throw new ApiError("payment_replayed", "This payment authorization has already been used (or is being used by a concurrent request). Sign a new one.");
 }
 
-type LockRow = { locked: boolean; reserved: boolean; failed_id: string | null; failed_tx: string | null; nonce?: string | null; need_fresh?: boolean | null; wait_ms?: number | null };
+type LockRow = {
+  outcome: "locked" | "reclaimed" | "served" | "in_progress" | "conflict" | "done" | "retry";
+  reserved: boolean;
+  failed_id: string | null;
+  failed_tx: string | null;
+  row_id: string | null;
+  row_status: string | null;
+  row_product: string | null;
+  row_tx: string | null;
+  row_error: string | null;
+  row_created: number | null;
+  response: string | null;
+  lease_ms: number | null;
+  nonce?: string | null;
+  need_fresh?: boolean | null;
+  wait_ms?: number | null;
+};
+
+/** What a payment seen before is told (see lockPayment). */
+function seenBefore(r: LockRow): Error {
+  const id = r.row_id ?? "unknown";
+  switch (r.outcome) {
+    case "served":
+      return new AnsweredBefore(id, r.response!, r.row_product!);
+    case "in_progress": {
+      const seconds = Math.max(1, Math.ceil((r.lease_ms ?? 0) / 1000));
+      return new ApiError(
+        "settlement_pending",
+        `This payment is being processed by another request (payment id ${id}); nothing is settled twice. Send the same request with the same payment again in ${seconds} s: you will get its answer, or the payment taken over if that request stopped.`,
+        { retryAfterSeconds: seconds, extra: { payment_id: id, reason: "in_progress", fault: "unknown" } },
+      );
+    }
+    case "conflict":
+      return new ApiError(
+        "payment_conflict",
+        `Another payment with this reference or payment identifier was presented before (payment id ${id}): the same authorization, transaction or payment-identifier id cannot carry another payload. Nothing was charged for this request.`,
+        { extra: { payment_id: id } },
+      );
+    default:
+      return finalRefusal(id, r);
+  }
+}
+
+/** A payment that reached a final state without an answer to send again. */
+function finalRefusal(id: string, r: LockRow): ApiError {
+  const why = r.row_error ? ` (${r.row_error.split("\n")[0]})` : "";
+  switch (r.row_status) {
+    case "failed":
+      return new ApiError("settlement_failed", `This payment was refused before${why}: its transfer cannot be settled. Nothing was charged. Payment id ${id}.`, { extra: { payment_id: id, fault: "payer" } });
+    case "expired":
+      return new ApiError("payment_invalid", `This payment expired before it was settled; nothing was charged. Sign a new one. Payment id ${id}.`, { extra: { payment_id: id } });
+    case "optimistic_failed":
+      return new ApiError("payment_replayed", `This payment was delivered before and its transfer then failed on chain${why}. Sign a new one. Payment id ${id}.`, { extra: { payment_id: id } });
+    default:
+      return new ApiError("payment_replayed", `This payment authorization has already been used and settled (payment id ${id}). Sign a new one.`, { extra: { payment_id: id } });
+  }
+}
+
+/**
+ * A payment refused before its lock (its authorization expired, say) that was seen before:
+ * null when it was not (or when it may be taken over: `takeOver` gives when it was first
+ * accepted, to judge it as of then); otherwise what lockPayment would say (its answer
+ * again, in progress, conflict, or its final refusal), thrown. One read.
+ */
+export async function paymentSeen(network: string, reference: string, identity: string | null): Promise<{ takeOver: number } | null> {
+  const h = await getDbHandle();
+  const rows = await h.query<LockRow>(
+    `SELECT x402_seen_outcome(p, $1, $2, $3) AS outcome, false AS reserved, p.id AS row_id, p.status AS row_status, p.product AS row_product,
+            p.tx_hash AS row_tx, p.error AS row_error, extract(epoch FROM p.created_at)::float8 AS row_created, p.response,
+            greatest(0, ceil(extract(epoch FROM COALESCE(p.lease_until, p.updated_at + interval '10 minutes') - now()) * 1000))::int AS lease_ms
+       FROM payments p WHERE p.network = $1 AND p.reference = $2`,
+    [network, reference, identity],
+    { name: "payment_seen" },
+  );
+  const r = rows[0];
+  if (!r) return null;
+  if ((r.outcome as string) === "reclaimable") return { takeOver: Math.floor(Number(r.row_created)) };
+  throw seenBefore(r);
+}
 
 async function lockRows(id: string, p: LockInput, optimistic: OptimisticAsk | undefined, nonce: LockNonceTake | null): Promise<LockRow[]> {
   const h = await getDbHandle();
+  const cfg = env();
   const payer = optimistic ? (p.payer?.toLowerCase() ?? null) : p.payer;
   const params = [
     id,
@@ -149,10 +274,19 @@ async function lockRows(id: string, p: LockInput, optimistic: OptimisticAsk | un
     optimistic ? optimistic.capAtomic.toString() : null,
     optimistic?.settlementPayload ?? null,
     RESERVATION_SECONDS,
+    leaseHolder(),
+    leaseSeconds(),
+    p.identity ?? null,
+    p.idempotencyKey ?? null,
+    optimistic ? usdAtomic(cfg.X402_OPTIMISTIC_SERVICE_CAP_USD) : null,
+    cfg.X402_OPTIMISTIC_LOSS_WINDOW_SECONDS,
   ];
   if (!nonce) return h.query<LockRow>(LOCK, params, { name: "payment_lock" });
   return h.query<LockRow>(LOCK_TAKING_NONCE, [...params, ...nonce.args], { name: "payment_lock_nonce" });
 }
+
+/** A USD amount in USDC base units (6 decimals), as the caps are compared in. */
+const usdAtomic = (usd: number) => BigInt(Math.round(usd * 1_000_000)).toString();
 
 /**
  * A locked payment that holds a share of its payer's optimistic cap (reserveOptimistic):
@@ -163,38 +297,36 @@ const PENDING_OPTIMISTIC = "pending_optimistic";
 /** Forgets a pending payment whose call failed before settlement. */
 async function unlockPayment(lock: PaymentLock): Promise<void> {
   const prisma = await db();
-  await prisma.payment.deleteMany({ where: { id: lock.id, status: { in: ["pending", PENDING_OPTIMISTIC] } } });
+  await prisma.payment.deleteMany({ where: { id: lock.id, status: { in: ["pending", PENDING_OPTIMISTIC, "sent"] } } });
 }
 
 /**
- * Takes over the row of this payment when an earlier attempt left its outcome unknown, or
- * left it pending for over 10 minutes (its process died mid-call: no live call holds a
- * payment that long, timeouts end them within a minute); null when the payment is
- * settled, failed or in use by a concurrent call.
+ * Records the transaction a settlement is about to send (confirmed mode: written before it
+ * goes out, so whoever takes the payment over after a crash waits for that transaction
+ * instead of sending a second one).
  */
-async function claimUnknownPayment(network: string, reference: string): Promise<PaymentLock | null> {
+export async function markSent(lock: PaymentLock, txHash: string): Promise<void> {
   const h = await getDbHandle();
-  const rows = await h.query<{ id: string; tx_hash: string | null }>(
-    `UPDATE payments SET status = 'pending', updated_at = now()
-      WHERE network = $1 AND reference = $2
-        AND (status = 'unknown' OR (status IN ('pending', '${PENDING_OPTIMISTIC}') AND updated_at < now() - interval '10 minutes'))
-      RETURNING id, tx_hash`,
-    [network, reference],
-  );
-  const row = rows[0];
-  return row ? { id: row.id, network, reference, reclaimed: { txHash: row.tx_hash } } : null;
+  await h.query(`UPDATE payments SET status = 'sent', tx_hash = $2, updated_at = now() WHERE id = $1 AND status IN ('pending', 'sent')`, [lock.id, txHash], { name: "payment_mark_sent" });
 }
 
 const SETTLE_WITH_RECEIPT = `WITH u AS (
-    UPDATE payments SET status = $9, tx_hash = $2, payer = COALESCE(payer, $3), error = NULL, updated_at = now()
-     WHERE id = $1
+    UPDATE payments SET status = $9, tx_hash = $2, payer = COALESCE(payer, $3), error = NULL, updated_at = now(),
+                        response = $10, served_at = CASE WHEN $10::text IS NULL THEN NULL ELSE now() END
+     WHERE id = $1 AND status IN ('pending', '${PENDING_OPTIMISTIC}', 'sent')
     RETURNING id
+  ), r AS (
+    ${accessLogInsert({ id: "$4", product: "$5", surface: "$6", credential_kind: "$7", amount_usd: "$8", payer: "$3", tx_hash: "$2", payment_id: "u.id" }, "u")}
   )
-  ${accessLogInsert({ id: "$4", product: "$5", surface: "$6", credential_kind: "$7", amount_usd: "$8", payer: "$3", tx_hash: "$2", payment_id: "u.id" }, "u")}`;
+  SELECT (SELECT id FROM u) AS recorded, p.response AS kept
+    FROM payments p WHERE p.id = $1`;
 
 /**
- * Records a settled payment and writes its receipt in one statement; returns the receipt
- * id. The money has moved by now: callers deliver the result even if this fails.
+ * Records a settled payment, writes its receipt `receiptId` and keeps its answer
+ * (`answer`, see lib/payments/answers.ts) in one statement. The money has moved by now:
+ * callers deliver the result even if this fails. When another process recorded the
+ * payment first (it took the row over while this one's lease had run out), nothing is
+ * written twice and that record's answer is returned to be sent instead.
  */
 export async function recordSettlement(
   lock: PaymentLock,
@@ -203,16 +335,23 @@ export async function recordSettlement(
   receipt: Pick<ReceiptInput, "product" | "surface" | "credentialKind" | "amountUsd">,
   /** "broadcast": delivered in optimistic mode, its transfer not confirmed yet (see confirmBroadcast). */
   status: "settled" | "broadcast" = "settled",
-): Promise<string> {
+  answer: { receiptId: string; json: string | null } = { receiptId: randomUUID(), json: null },
+): Promise<{ receiptId: string; recordedBefore: string | null }> {
   const h = await getDbHandle();
-  const id = randomUUID();
-  const rows = await h.query<{ id: string }>(SETTLE_WITH_RECEIPT, [lock.id, txHash, payer, id, receipt.product, receipt.surface, receipt.credentialKind, receipt.amountUsd ?? null, status], { name: "payment_settle_with_receipt" });
-  if (rows.length !== 1) throw new Error(`payment row ${lock.id} not found`);
-  return id;
+  const rows = await h.query<{ recorded: string | null; kept: string | null }>(
+    SETTLE_WITH_RECEIPT,
+    [lock.id, txHash, payer, answer.receiptId, receipt.product, receipt.surface, receipt.credentialKind, receipt.amountUsd ?? null, status, answer.json],
+    { name: "payment_settle_with_receipt" },
+  );
+  releaseLease(lock.id);
+  const r = rows[0];
+  if (!r) throw new Error(`payment row ${lock.id} not found`);
+  return r.recorded ? { receiptId: answer.receiptId, recordedBefore: null } : { receiptId: answer.receiptId, recordedBefore: r.kept };
 }
 
-/** Marks a payment whose settlement may or may not have happened (see claimUnknownPayment). */
+/** Marks a payment whose settlement may or may not have happened: the next presentation of it takes it over (lockPayment). */
 export async function markUnknown(lock: PaymentLock, error: string, txHash: string | null): Promise<void> {
+  releaseLease(lock.id);
   const prisma = await db();
   await prisma.payment
     .update({ where: { id: lock.id }, data: { status: "unknown", error: error.slice(0, 500), ...(txHash ? { txHash } : {}) } })
@@ -233,12 +372,29 @@ export async function unknownSince(network: string, reference: string): Promise<
 
 /** Puts a reclaimed row back to "unknown" when the retry itself could not decide. */
 export async function releaseLock(lock: PaymentLock): Promise<void> {
+  releaseLease(lock.id);
   if (!lock.reclaimed) return unlockPayment(lock);
   const prisma = await db();
-  await prisma.payment.updateMany({ where: { id: lock.id, status: "pending" }, data: { status: "unknown" } });
+  await prisma.payment.updateMany({ where: { id: lock.id, status: { in: ["pending", "sent"] } }, data: { status: "unknown" } });
+}
+
+/** Deletes the row of a payment taken over and found never transferred and refused now: it may be presented again. */
+export async function forgetLock(lock: PaymentLock): Promise<void> {
+  releaseLease(lock.id);
+  return unlockPayment(lock);
+}
+
+/** A payment never transferred whose authorization can no longer be used: nothing was charged, for good. */
+export async function markExpired(lock: PaymentLock): Promise<void> {
+  releaseLease(lock.id);
+  const prisma = await db();
+  await prisma.payment
+    .updateMany({ where: { id: lock.id, status: { in: ["pending", "sent", "unknown"] } }, data: { status: "expired", error: "the authorization expired unused" } })
+    .catch((err: unknown) => log.error("payment.mark_failed", { paymentId: lock.id, status: "expired", message: (err as Error).message }));
 }
 
 export async function markFailed(lock: PaymentLock, error: string): Promise<void> {
+  releaseLease(lock.id);
   const prisma = await db();
   await prisma.payment
     .update({ where: { id: lock.id }, data: { status: "failed", error: error.slice(0, 500) } })
@@ -296,7 +452,9 @@ export async function claimBroadcasts(o: { staleSeconds: number; paymentId: stri
 export async function replaceBroadcastTx(paymentId: string, txHash: string): Promise<void> {
   const h = await getDbHandle();
   await h.query(
-    `WITH u AS (UPDATE payments SET tx_hash = $2, updated_at = now() WHERE id = $1 AND status = 'broadcast' RETURNING id)
+    `WITH u AS (UPDATE payments SET tx_hash = $2, updated_at = now(),
+                       response = CASE WHEN response IS NULL THEN NULL ELSE jsonb_set(response::jsonb, '{payment,transaction}', to_jsonb($2::text))::text END
+                 WHERE id = $1 AND status = 'broadcast' RETURNING id)
      UPDATE access_log SET tx_hash = $2 WHERE payment_id IN (SELECT id FROM u)`,
     [paymentId, txHash],
   );
@@ -311,7 +469,7 @@ export async function unrecordBroadcast(lock: PaymentLock, receiptId: string): P
   const h = await getDbHandle();
   await h.query(
     `WITH r AS (DELETE FROM access_log WHERE id = $2 AND payment_id = $1)
-     UPDATE payments SET status = '${PENDING_OPTIMISTIC}', tx_hash = NULL, updated_at = now() WHERE id = $1 AND status = 'broadcast'`,
+     UPDATE payments SET status = '${PENDING_OPTIMISTIC}', tx_hash = NULL, response = NULL, served_at = NULL, updated_at = now() WHERE id = $1 AND status = 'broadcast'`,
     [lock.id, receiptId],
   );
 }

@@ -7,6 +7,11 @@ export interface ReceiptFields {
   product: string;
   surface: Surface;
   amountUsd: string;
+  /**
+   * The call's answer, kept with the payment so that presenting it again returns it
+   * (lib/payments/answers.ts): the product's output and its secret fields (sealed).
+   */
+  answer?: { value: unknown; secrets: readonly string[] };
 }
 
 /** The settlement receipt (x402 SettleResponse): what HTTP sends as PAYMENT-RESPONSE and MCP as `_meta["x402/payment-response"]`. */
@@ -29,6 +34,11 @@ export interface AuthorizedPayment {
   paymentId: string;
   payer: string | null;
   /**
+   * The payment was answered before (presented again): the answer to send again, as it
+   * was; `settle` and `release` then do nothing and the product does not run.
+   */
+  answered?: StoredAnswer;
+  /**
    * Called only after the handler succeeded: settles, records the payment and writes the
    * receipt. Once the money has moved it never throws (a bookkeeping failure is logged
    * and the receipt id is then null): the caller has paid and gets the result.
@@ -44,4 +54,26 @@ export interface PaymentInput {
   surface: Surface;
   priceUsd: string;
   resource: string;
+  /** What the payment is (lib/payments/answers.ts, paymentIdentity), for the ledger. */
+  identity?: string | null;
+  /** The payment's x402 payment-identifier id, when it carries one (its secret: seals the kept answer's secrets). */
+  identifier?: string | null;
+  /** SHA-256 of `identifier`, what the ledger keeps of it. */
+  idempotencyKey?: string | null;
+  /**
+   * Judge the payment as of this time (seconds since the epoch) instead of now: a payment
+   * presented again after an earlier attempt whose outcome is not known yet is judged as
+   * of when it was first accepted (its authorization may have expired meanwhile).
+   */
+  asOf?: number;
+}
+
+/** The answer a paid call sent, as the ledger keeps it (lib/payments/answers.ts). */
+export interface StoredAnswer {
+  v: 1;
+  product: string;
+  value: unknown;
+  receiptId: string | null;
+  payment: PaymentResponse;
+  settlement: SettlementMode;
 }

@@ -6,7 +6,7 @@
 import { PRODUCTS } from "@/lib/catalog";
 import type { ParamDoc, ParamSet } from "@/lib/catalog/params";
 import type { AnyProduct } from "@/lib/catalog/types";
-import { mcpTools } from "@/lib/mcp/tools";
+import { freeToolDecls, paidToolProducts, type FreeToolDecl } from "@/lib/mcp/free-tools";
 import { usdLabel } from "@/lib/payments/price";
 
 export interface ParamView {
@@ -123,25 +123,17 @@ export function catalogViews(base: string): ProductView[] {
   return PRODUCTS.map((p) => productView(p, base));
 }
 
-export interface FreeToolView {
-  name: string;
-  title: string;
-  description: string;
-  /** HTTP path serving the same thing, if any. */
-  endpoint: string | null;
-}
+export type FreeToolView = FreeToolDecl;
 
 /** The free MCP tools (no payment, no credential), as the MCP server lists them. */
 export function freeToolViews(): FreeToolView[] {
-  return mcpTools()
-    .filter((t) => t.free)
-    .map((t) => ({ name: t.name, title: t.title, description: t.description, endpoint: t.endpoint }));
+  return freeToolDecls();
 }
 
 /** Number of MCP tools the server lists, and how many of them are free. */
 export function toolCounts(): { total: number; free: number } {
-  const tools = mcpTools();
-  return { total: tools.length, free: tools.filter((t) => t.free).length };
+  const free = freeToolDecls().length;
+  return { total: free + paidToolProducts().length, free };
 }
 
 /** The bundle products (what the wallet page sells). */

@@ -8,7 +8,7 @@
  */
 import type { AnyProduct } from "@/lib/catalog/types";
 import { usdLabel } from "@/lib/payments/price";
-import { usableMethod } from "@/lib/payments/methods/registry";
+import { usableFactsOf } from "@/lib/payments/methods/facts";
 
 /** Where the interactive paywall of a paid path lives. */
 export const PAYWALL_PREFIX = "/pay";
@@ -33,7 +33,7 @@ export function paywallResponse(refused: Response, req: Request, product: AnyPro
 <title>Payment required: ${escape(title)}</title></head>
 <body><main><h1>Payment required</h1>
 <p>${escape(product.title)} (<code>${escape(url.pathname)}</code>) costs ${escape(usdLabel(product.httpPrice))} per call.</p>
-<p><a href="${escape(target)}">${usableMethod("evm-exact") ? "Pay for this call with a browser wallet" : "See how to pay for this call"}</a>, or use a prepaid bundle token or a free API key (<a href="/wallet">wallet &amp; bundles</a>, <a href="/free-key">free key</a>).</p>
+<p><a href="${escape(target)}">${usableFactsOf("evm-exact") ? "Pay for this call with a browser wallet" : "See how to pay for this call"}</a>, or use a prepaid bundle token or a free API key (<a href="/wallet">wallet &amp; bundles</a>, <a href="/free-key">free key</a>).</p>
 </main></body></html>`;
   const headers = new Headers(refused.headers);
   headers.set("Content-Type", "text/html; charset=utf-8");

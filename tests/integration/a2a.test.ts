@@ -185,7 +185,7 @@ describe("A2A x402 payments", () => {
     expect(JSON.stringify(done)).not.toContain(payload.payload.signature as string);
   });
 
-  it("a payment used over A2A is refused when replayed over A2A and over HTTP; one used over HTTP is refused over A2A; nothing more is charged", async () => {
+  it("a payment presented again, over A2A or over HTTP, gets the answer it got (data and receipt); one used over HTTP, presented over A2A, likewise; nothing more is charged", async () => {
     const first = await send(rpc, message({ skill: "fng" }));
     const required = meta(first)["x402.payment.required"];
     const payload = await signer.createPaymentPayload(required);
@@ -194,20 +194,22 @@ describe("A2A x402 payments", () => {
     const before = await chain.usdcBalance(payer.address);
 
     const again = await send(rest, message({ skill: "fng", metadata: { "x402.payment.payload": payload } }));
-    expect(again.status.state).toBe("input-required");
-    expect(meta(again)).toMatchObject({ "x402.payment.status": "payment-failed", "x402.payment.error": "DUPLICATE_NONCE", "echo.error": { code: "payment_replayed" } });
-    expect(meta(again)["x402.payment.required"].accepts).toEqual(required.accepts);
-    expect(again.artifacts ?? []).toHaveLength(0);
+    expect(again.status.state, JSON.stringify(again.status)).toBe("completed");
+    expect(meta(again)["x402.payment.status"]).toBe("payment-completed");
+    expect(meta(again)["x402.payment.receipts"]).toEqual(meta(paid)["x402.payment.receipts"]);
+    expect(artifactData(again)).toEqual(artifactData(paid));
 
     const overHttp = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(payload)).toString("base64") } });
-    expect(overHttp.status).toBe(402);
-    expect((await overHttp.json()).code).toBe("payment_replayed");
+    expect(overHttp.status, await overHttp.clone().text()).toBe(200);
+    expect(overHttp.headers.get("idempotent-replayed")).toBe("true");
+    expect(await overHttp.json()).toEqual(artifactData(paid));
 
     const httpPayload = await signer.createPaymentPayload(required);
     const viaHttp = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(httpPayload)).toString("base64") } });
     expect(viaHttp.status, await viaHttp.clone().text()).toBe(200);
     const thenA2a = await send(rest, message({ skill: "fng", metadata: { "x402.payment.payload": httpPayload } }));
-    expect(meta(thenA2a)).toMatchObject({ "x402.payment.error": "DUPLICATE_NONCE", "echo.error": { code: "payment_replayed" } });
+    expect(thenA2a.status.state).toBe("completed");
+    expect(artifactData(thenA2a)).toEqual(await viaHttp.json());
     expect(before - (await chain.usdcBalance(payer.address))).toBe(PRICE_FNG);
 
     // A payload sent with the first message needs no input-required round trip.
@@ -302,7 +304,7 @@ describe("A2A x402 flow: every branch of the a2a-x402 state machine", () => {
     expect(paid.status.state, JSON.stringify(paid.status)).toBe("completed");
   });
 
-  it("a payment used over MCP is refused over A2A (one replay rule for every surface), logged as an A2A refusal naming the payment", async () => {
+  it("a payment used over MCP, presented over A2A, gets the answer it got over MCP (one rule for every surface), logged as a replay naming the payment", async () => {
     const mcp = async (id: number, meta?: J) =>
       (
         await fx.json("/mcp", {
@@ -320,13 +322,13 @@ describe("A2A x402 flow: every branch of the a2a-x402 state machine", () => {
     const before = await chain.usdcBalance(payer.address);
     const logsBefore = fx.svc.logs().length;
     const replay = await send(rest, message({ skill: "fng", metadata: submitted(payload) }));
-    expect(replay.status.state).toBe("input-required");
-    expect(meta(replay)).toMatchObject({ "x402.payment.status": "payment-failed", "x402.payment.error": "DUPLICATE_NONCE", "echo.error": { code: "payment_replayed", status: 402 } });
-    expect(meta(replay)["x402.payment.receipts"]).toEqual([expect.objectContaining({ success: false, transaction: "" })]);
+    expect(replay.status.state).toBe("completed");
+    expect(meta(replay)["x402.payment.receipts"]).toEqual([paid._meta["x402/payment-response"]]);
+    expect(artifactData(replay)).toEqual(paid.structuredContent);
     expect(await chain.usdcBalance(payer.address)).toBe(before);
-    const line = fx.svc.logs().slice(logsBefore).split("\n").find((l) => l.includes('"payment.refused"'));
+    const line = fx.svc.logs().slice(logsBefore).split("\n").find((l) => l.includes('"payment.replayed"'));
     const authorization = (payload.payload as { authorization: { from: string; nonce: string } }).authorization;
-    expect(JSON.parse(line!)).toMatchObject({ surface: "a2a", product: "fng", code: "payment_replayed", method: "evm-exact", reference: `${authorization.from.toLowerCase()}:${authorization.nonce.toLowerCase()}` });
+    expect(JSON.parse(line!)).toMatchObject({ surface: "a2a", product: "fng", method: "evm-exact", reference: `${authorization.from.toLowerCase()}:${authorization.nonce.toLowerCase()}` });
     expect(line).not.toContain(payload.payload.signature as string);
   });
 

@@ -238,7 +238,7 @@ describe("paid tools: the same gate at the tool price", () => {
     expect(await keyUsed(apiKey)).toBe(before);
   });
 
-  it("settles an x402 `payment` argument at the tool price ($0.10, not the HTTP $0.005); replay refused", async () => {
+  it("settles an x402 `payment` argument at the tool price ($0.10, not the HTTP $0.005); presented again, the same result, charged once", async () => {
     const { accepted, resource } = await requirementOf("get_xlm_quote");
     expect(BigInt(accepted.amount)).toBe(QUOTE_TOOL_PRICE);
     const { header } = await paymentFor(accepted, resource);
@@ -257,9 +257,13 @@ describe("paid tools: the same gate at the tool price", () => {
     expect(before.payer - after.payer).toBe(QUOTE_TOOL_PRICE);
     expect(after.payTo - before.payTo).toBe(QUOTE_TOOL_PRICE);
 
+    // Presented again: the same result (data, receipt, settlement response), nothing charged again.
     const replay = await call("get_xlm_quote", { payment: header });
-    expect(replay.isError).toBe(true);
-    expect(textJson(replay)).toMatchObject({ code: "payment_replayed", endpoint: "/v1/quote" });
+    expect(replay.isError).toBeFalsy();
+    expect(replay.content).toEqual(r.content);
+    expect(replay._meta?.["x402/payment-response"]).toEqual(receipt);
+    expect(replay._meta?.["echo/access"]).toEqual(r._meta?.["echo/access"]);
+    expect(replay._meta?.["echo/replayed"]).toBe(true);
     expect(await balances()).toEqual(after);
   });
 

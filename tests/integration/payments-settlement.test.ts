@@ -2,13 +2,17 @@
  * What the payer gets when settlement does not go cleanly, on a real local chain reached
  * through a JSON-RPC proxy that can lose the facilitator's transaction submission:
  * - the submission hangs after the transfer was mined → 503 settlement_pending; the same
- *   payment presented again is served (data or bundle) without paying twice;
+ *   payment presented again is served (data or bundle) without paying twice, and once
+ *   more gets that same answer again (status, body, receipt, settlement response);
  * - the submission never reaches the chain → 503 settlement_pending; presented again, the
  *   payment is settled normally, once;
  * - the bookkeeping after a settled transfer fails (PostgreSQL; a constraint added by the
  *   test makes the receipt insert fail) → the payer, who has paid, still gets the data;
+ *   presented again it is in progress until the lease of that call ran out, then found
+ *   paid on chain and answered again, charged once;
  * - a payment left pending by a process that died mid-call (a row the test writes) is
- *   taken over after 10 minutes, and refused as in use before that;
+ *   taken over once its lease ran out (an earlier version's row without a lease: after
+ *   10 minutes), and answered in progress with Retry-After before that;
  * - an RPC node that refuses JSON-RPC batches still gets the settlement, sent alone;
  * - an RPC node that does not answer while a payment is verified → 503 with Retry-After,
  *   never a 402: the payment was not judged, and the same payment is served later;
@@ -30,6 +34,8 @@ import { hasPostgres, POSTGRES_URL } from "../helpers/services";
 import { rpcProxy } from "../helpers/rpc-proxy";
 
 const ADMIN = `admin-${randomBytes(12).toString("hex")}`;
+/** Payment leases in these tests: short, so a lease that ran out is seen in seconds. */
+const LEASE_SECONDS = 3;
 const usePg = await hasPostgres();
 if (!usePg && process.env.REQUIRE_SERVICES === "1") throw new Error("PostgreSQL is required (REQUIRE_SERVICES=1) but not reachable");
 
@@ -57,6 +63,13 @@ for (const [i, mode] of MODES.entries()) {
       return v2Header(req, await signAuthorization(payer(), { to: req.payTo as `0x${string}`, value: BigInt(req.amount) }));
     };
     const debug = async () => (await fx.json("/v1/bundles/debug", { headers: { Authorization: `Bearer ${ADMIN}` } })).body;
+    /** `again` is `first` sent again, as it was: status, body, receipt and settlement response (nothing charged again). */
+    const expectSameAnswer = async (first: Response, again: Response) => {
+      expect(again.status).toBe(first.status);
+      expect(await again.clone().text()).toBe(await first.clone().text());
+      for (const h of ["x-receipt-id", "payment-response", "x-payment-response", "x-payment-settlement"]) expect(again.headers.get(h), h).toBe(first.headers.get(h));
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+    };
 
     beforeAll(async () => {
       await chain.mintUsdc(payer().address, 10_000_000n);
@@ -66,6 +79,7 @@ for (const [i, mode] of MODES.entries()) {
           FACILITATOR_PRIVATE_KEY: chain.privateKey(0),
           SETTLEMENT_RPC_URL: proxy.url,
           PAYMENT_TIMEOUT_MS: "1500",
+          PAYMENT_LEASE_SECONDS: String(LEASE_SECONDS),
           ADMIN_TOKEN: ADMIN,
           ...(mode.pgSchema ? { DATABASE_URL: `${POSTGRES_URL}?schema=${mode.pgSchema}` } : {}),
         },
@@ -90,16 +104,16 @@ for (const [i, mode] of MODES.entries()) {
 
       const again = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
       expect(again.status).toBe(200);
-      expect((await again.json()).index).toBeTypeOf("number");
+      expect((await again.clone().json()).index).toBeTypeOf("number");
       const receipt = decodeB64Json<{ success: boolean; transaction: `0x${string}` }>(again.headers.get("payment-response"));
       expect(receipt.success).toBe(true);
       expect((await chain.publicClient.getTransactionReceipt({ hash: receipt.transaction })).status).toBe("success");
       expect(again.headers.get("x-receipt-id")).toMatch(/^[0-9a-f-]{36}$/);
       expect(await chain.usdcBalance(payer().address)).toBe(before - 10_000n); // not charged twice
 
-      const third = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
-      expect(third.status).toBe(402);
-      expect((await third.json()).code).toBe("payment_replayed");
+      // Presented once more: the answer it got, as it was, and nothing charged again.
+      await expectSameAnswer(again, await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } }));
+      expect(await chain.usdcBalance(payer().address)).toBe(before - 10_000n);
     });
 
     it("an RPC node that refuses batches: the settlement is sent alone and settles once", async () => {
@@ -207,9 +221,8 @@ for (const [i, mode] of MODES.entries()) {
       const again = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
       expect(again.status, await again.clone().text()).toBe(200);
       expect(await chain.usdcBalance(wallet)).toBe(1_000_000n - 10_000n);
-      const third = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
-      expect(third.status).toBe(402);
-      expect((await third.json()).code).toBe("payment_replayed");
+      await expectSameAnswer(again, await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } }));
+      expect(await chain.usdcBalance(wallet)).toBe(1_000_000n - 10_000n);
     });
 
     it("a payer that spends its authorization's nonce on a transfer to itself before our settlement lands is not served: 402 settlement_failed, no data, the payment refused for good", async () => {
@@ -283,43 +296,58 @@ for (const [i, mode] of MODES.entries()) {
         expect(decodeB64Json<{ success: boolean }>(res.headers.get("payment-response")).success).toBe(true);
         expect(res.headers.get("x-receipt-id")).toBeNull(); // no receipt row could be written
         expect(await chain.usdcBalance(payer().address)).toBe(before - 10_000n);
-        // The authorization can still never be used again.
+        // No answer could be kept: presented again while the lease of the call that served
+        // it runs, it is in progress; once the lease ran out, it is taken over, found paid
+        // on chain and answered again, charged once.
         const replay = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
-        expect(replay.status).toBe(402);
-        expect((await replay.json()).code).toBe("payment_replayed");
+        expect(replay.status).toBe(503);
+        expect((await replay.json()).error).toMatchObject({ code: "settlement_pending", reason: "in_progress" });
+        expect(Number(replay.headers.get("retry-after"))).toBeLessThanOrEqual(LEASE_SECONDS);
+        await new Promise((r) => setTimeout(r, LEASE_SECONDS * 1000 + 500));
+        const later = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+        expect(later.status, await later.clone().text()).toBe(200);
+        expect((await later.json()).index).toBeTypeOf("number");
+        expect(await chain.usdcBalance(payer().address)).toBe(before - 10_000n);
       } finally {
         await db.query(`ALTER TABLE "${mode.pgSchema}".access_log DROP CONSTRAINT IF EXISTS test_refuse_fng`).catch(() => undefined);
         await db.end();
       }
     });
 
-    it.runIf(mode.pgSchema)("a payment left pending by a dead process is taken over after 10 minutes, refused as in use before", async () => {
+    it.runIf(mode.pgSchema)("a payment left pending by a dead process is taken over once its lease ran out, answered in progress before; a row of an earlier version without a lease, after 10 minutes", async () => {
       const db = new pg.Client({ connectionString: POSTGRES_URL });
       await db.connect();
       try {
         const req = await requirement("/v1/fng");
-        const leave = async (minutesAgo: number) => {
+        /** A pending row as a holder that died would leave it: its lease ending `leaseIn` seconds from now (null: an earlier version's row, no lease), last updated `minutesAgo`. */
+        const leave = async (leaseIn: number | null, minutesAgo = 0) => {
           const signed = await signAuthorization(payer(), { to: req.payTo as `0x${string}`, value: BigInt(req.amount) });
           await db.query(
-            `INSERT INTO "${mode.pgSchema}".payments (id, scheme, network, reference, payer, amount_atomic, asset, pay_to, product, surface, status, created_at, updated_at)
-             VALUES (gen_random_uuid()::text, 'exact', $1, $2, $3, $4, $5, $6, 'fng', 'http', 'pending', now() - make_interval(mins => $7), now() - make_interval(mins => $7))`,
-            [req.network, `${payer().address.toLowerCase()}:${signed.authorization.nonce.toLowerCase()}`, payer().address.toLowerCase(), req.amount, req.asset, req.payTo, minutesAgo],
+            `INSERT INTO "${mode.pgSchema}".payments (id, scheme, network, reference, payer, amount_atomic, asset, pay_to, product, surface, status, created_at, updated_at, holder, lease_until)
+             VALUES (gen_random_uuid()::text, 'exact', $1, $2, $3, $4, $5, $6, 'fng', 'http', 'pending', now() - make_interval(mins => $7), now() - make_interval(mins => $7),
+                     CASE WHEN $8::float8 IS NULL THEN NULL ELSE 'dead-holder' END, now() + make_interval(secs => $8::float8))`,
+            [req.network, `${payer().address.toLowerCase()}:${signed.authorization.nonce.toLowerCase()}`, payer().address.toLowerCase(), req.amount, req.asset, req.payTo, minutesAgo, leaseIn],
           );
           return v2Header(req, signed);
         };
-        const recent = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": await leave(2) } });
-        expect(recent.status).toBe(402);
-        expect((await recent.json()).code).toBe("payment_replayed");
+        const held = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": await leave(30) } });
+        expect(held.status).toBe(503);
+        expect((await held.json()).error).toMatchObject({ code: "settlement_pending", reason: "in_progress" });
+        expect(Number(held.headers.get("retry-after"))).toBeGreaterThan(25);
+        const legacy = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": await leave(null, 2) } });
+        expect(legacy.status).toBe(503);
+        expect(Number(legacy.headers.get("retry-after"))).toBeGreaterThan(7 * 60);
 
-        const before = await chain.usdcBalance(payer().address);
-        const header = await leave(20);
-        const res = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
-        expect(res.status, await res.clone().text()).toBe(200);
-        expect(await chain.usdcBalance(payer().address)).toBe(before - 10_000n);
-        const { rows } = await db.query(`SELECT count(*)::int AS n, min(status) AS status FROM "${mode.pgSchema}".payments WHERE reference = $1`, [
-          `${payer().address.toLowerCase()}:${JSON.parse(Buffer.from(header, "base64").toString()).payload.authorization.nonce.toLowerCase()}`,
-        ]);
-        expect(rows[0]).toEqual({ n: 1, status: "settled" });
+        for (const header of [await leave(-1), await leave(null, 20)]) {
+          const before = await chain.usdcBalance(payer().address);
+          const res = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+          expect(res.status, await res.clone().text()).toBe(200);
+          expect(await chain.usdcBalance(payer().address)).toBe(before - 10_000n);
+          const { rows } = await db.query(`SELECT count(*)::int AS n, min(status) AS status FROM "${mode.pgSchema}".payments WHERE reference = $1`, [
+            `${payer().address.toLowerCase()}:${JSON.parse(Buffer.from(header, "base64").toString()).payload.authorization.nonce.toLowerCase()}`,
+          ]);
+          expect(rows[0]).toEqual({ n: 1, status: "settled" });
+        }
       } finally {
         await db.end();
       }

@@ -8,6 +8,7 @@
  * anything else is reported as unknown with the payment id.
  */
 import { randomBytes } from "node:crypto";
+import { expectOneAnswer, expectSameAnswer, presented } from "../helpers/answers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Account, Asset, FeeBumpTransaction, Keypair, Memo, MuxedAccount, Networks, Operation, TransactionBuilder, type Transaction } from "@stellar/stellar-sdk";
 import { startFixture, type Fixture } from "../helpers/fixture";
@@ -155,19 +156,18 @@ for (const mode of MODES) {
       expect(Math.abs(o.rate_usd_per_xlm / live.stellar.usd - 1)).toBeLessThan(0.01);
     });
 
-    it("accepts a correct payment, submits it after success and refuses the same transaction again", async () => {
+    it("accepts a correct payment, submits it after success; the same transaction again gets that answer again, submitted once", async () => {
       const o = await offer();
       const h = header(o, signPayment(o));
       const res = await fx.get("/v1/fng", { headers: { "X-PAYMENT": h } });
       expect(res.status, await res.clone().text()).toBe(200);
+      const original = await presented(res.clone());
       const receipt = receiptOf(res)!;
       expect(receipt).toMatchObject({ success: true, network: "stellar:pubnet" });
       const applied = paid();
       expect(applied).toHaveLength(1);
       expect(applied[0]).toMatchObject({ amount: o.amount, asset: "native", memo: o.memo, hash: receipt.transaction });
-      const again = await fx.json("/v1/fng", { headers: { "X-PAYMENT": h } });
-      expect(again.status).toBe(402);
-      expect(again.body.code).toBe("payment_replayed");
+      expectSameAnswer(original, await presented(await fx.get("/v1/fng", { headers: { "X-PAYMENT": h } })));
       expect(paid()).toHaveLength(1);
     });
 
@@ -212,51 +212,43 @@ for (const mode of MODES) {
       expect(paid().length).toBe(before + 1);
     });
 
-    it("refuses the same signed payment re-wrapped in a fresh fee bump before the handler runs, and submits nothing", async () => {
+    it("the same signed payment re-wrapped in a fresh fee bump is the same payment: its answer again, no handler run, nothing submitted", async () => {
       const o = await offer();
       const inner = signTx(o);
-      const first = await fx.get("/v1/fng", { headers: { "X-PAYMENT": header(o, inner.toEnvelope().toXDR("base64")) } });
-      expect(first.status, await first.clone().text()).toBe(200);
+      const first = await presented(await fx.get("/v1/fng", { headers: { "X-PAYMENT": header(o, inner.toEnvelope().toXDR("base64")) } }));
+      expect(first.status, first.text).toBe(200);
 
       const before = { paid: paid().length, submissions: submissions(), runs: handlerRuns() };
       const wrapped = feeBump(inner, o.network_passphrase);
       expect(hex(wrapped.hash())).not.toBe(hex(inner.hash())); // a new envelope hash…
-      const res = await fx.json("/v1/fng", { headers: { "X-PAYMENT": header(o, wrapped.toEnvelope().toXDR("base64")) } });
-      expect(res.status).toBe(402); // …but the same payment
-      expect(res.body.code).toBe("payment_replayed");
+      // …but the same payment.
+      expectSameAnswer(first, await presented(await fx.get("/v1/fng", { headers: { "X-PAYMENT": header(o, wrapped.toEnvelope().toXDR("base64")) } })));
       expect({ paid: paid().length, submissions: submissions(), runs: handlerRuns() }).toEqual(before);
     });
 
-    it("accepts a payment inside a fee bump (receipt = the fee bump's hash) and refuses any other wrapping of it", async () => {
+    it("accepts a payment inside a fee bump (receipt = the fee bump's hash); any other wrapping of it is the same payment and gets that answer again", async () => {
       const o = await offer();
       const inner = signTx(o);
       const a = feeBump(inner, o.network_passphrase);
       const res = await fx.get("/v1/fng", { headers: { "X-PAYMENT": header(o, a.toEnvelope().toXDR("base64")) } });
       expect(res.status, await res.clone().text()).toBe(200);
+      const first = await presented(res.clone());
       expect(receiptOf(res)!.transaction).toBe(hex(a.hash()));
       expect(paid().at(-1)).toMatchObject({ hash: hex(a.hash()), memo: o.memo });
 
       const before = { paid: paid().length, submissions: submissions(), runs: handlerRuns() };
       for (const envelope of [feeBump(inner, o.network_passphrase), inner]) {
-        const again = await fx.json("/v1/fng", { headers: { "X-PAYMENT": header(o, envelope.toEnvelope().toXDR("base64")) } });
-        expect(again.status).toBe(402);
-        expect(again.body.code).toBe("payment_replayed");
+        expectSameAnswer(first, await presented(await fx.get("/v1/fng", { headers: { "X-PAYMENT": header(o, envelope.toEnvelope().toXDR("base64")) } })));
       }
       expect({ paid: paid().length, submissions: submissions(), runs: handlerRuns() }).toEqual(before);
     });
 
-    it("20 concurrent copies of one payment: exactly one 200 and one submission, the rest refused as replays", async () => {
+    it("20 concurrent copies of one payment: served once and submitted once; the others get that answer or are told it is in progress", async () => {
       const o = await offer();
       const h = header(o, signPayment(o));
       const before = { paid: paid().length, submissions: submissions() };
-      const results = await Promise.all(
-        Array.from({ length: 20 }, () => fx.get("/v1/fng", { headers: { "X-PAYMENT": h } }).then(async (r) => ({ status: r.status, body: await r.json() }))),
-      );
-      expect(results.filter((r) => r.status === 200)).toHaveLength(1);
-      for (const r of results.filter((x) => x.status !== 200)) {
-        expect(r.status).toBe(402);
-        expect(r.body.code).toBe("payment_replayed");
-      }
+      const results = await Promise.all(Array.from({ length: 20 }, () => fx.get("/v1/fng", { headers: { "X-PAYMENT": h } }).then(presented)));
+      expectOneAnswer(results);
       expect(submissions() - before.submissions).toBe(1);
       expect(paid().length - before.paid).toBe(1);
     });
@@ -274,8 +266,11 @@ for (const mode of MODES) {
       expect(receipt).toMatchObject({ success: true, network: "stellar:pubnet" });
       expect(paid()).toHaveLength(before + 1);
       expect(paid().at(-1)).toMatchObject({ hash: receipt.transaction, memo: o.memo });
-      const again = await fx.json("/v1/fng", { headers: { "X-PAYMENT": h } });
-      expect(again.body.code).toBe("payment_replayed");
+      const again = await presented(await fx.get("/v1/fng", { headers: { "X-PAYMENT": h } }));
+      expect(again.status).toBe(200);
+      expect(JSON.parse(again.text)).toEqual(body);
+      expect(again.headers.get("x-receipt-id")).toBe(res.headers.get("x-receipt-id"));
+      expect(paid()).toHaveLength(before + 1);
     });
 
     it("Horizon applies the transaction but never answers (timeout): the lookup still delivers the data and the receipt", async () => {
@@ -338,9 +333,9 @@ for (const mode of MODES) {
       expect(receiptOf(again)).not.toBeNull();
       expect(paid()).toHaveLength(applied + 1);
       expect((await ledgerView()).charged_calls.xlm).toBe(charged + 1);
-      // And never again.
-      const third = await fx.json("/v1/fng", { headers: { "X-PAYMENT": h } });
-      expect(third.body.code).toBe("payment_replayed");
+      // And from now on that same answer, never charged again.
+      expectSameAnswer(await presented(again), await presented(await fx.get("/v1/fng", { headers: { "X-PAYMENT": h } })));
+      expect((await ledgerView()).charged_calls.xlm).toBe(charged + 1);
     });
 
     it("keeps the books straight: one charged call and one settled payment row per applied payment", async () => {
@@ -371,10 +366,8 @@ for (const mode of MODES) {
         expect(again.status, await again.clone().text()).toBe(200);
         expect(receiptOf(again)).not.toBeNull();
         expect(paid()).toHaveLength(applied + 1);
-        // Refused from now on (its quote has expired, and it is settled).
-        const third = await short.json("/v1/fng", { headers: { "X-PAYMENT": h } });
-        expect(third.status).toBe(402);
-        expect(["payment_replayed", "payment_invalid"]).toContain(third.body.code);
+        // From now on (its quote has expired, and it is settled): that answer again, never charged again.
+        expectSameAnswer(await presented(again), await presented(await short.get("/v1/fng", { headers: { "X-PAYMENT": h } })));
         expect(paid()).toHaveLength(applied + 1);
       });
 

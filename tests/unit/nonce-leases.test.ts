@@ -232,9 +232,10 @@ describe("an optimistic payment's nonce: taken in its lock's statement, its tran
     t = nonces.takeInLock()!;
     expect((await lockPayment(lockInput(2_000_000n), ask, t.take)).optimistic).toEqual({ reserved: false, failed: null });
     expect(await t.lease).toBeNull();
-    // A replayed payment: refused, no nonce taken.
+    // The same payment again while its first lock's holder (this process) is alive: told
+    // it is in progress, no nonce taken.
     t = nonces.takeInLock()!;
-    await expect(lockPayment(input, ask, t.take)).rejects.toMatchObject({ code: "payment_replayed" });
+    await expect(lockPayment(input, ask, t.take)).rejects.toMatchObject({ code: "settlement_pending", extra: { reason: "in_progress" } });
     expect(await t.lease).toBeNull();
     expect(nonces.guessNext()).toBe(first.nonce + 2); // neither moved the guess
     nonces.guessDone();

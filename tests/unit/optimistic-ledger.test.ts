@@ -166,25 +166,34 @@ for (const mode of modes) {
       }
       expect(before.failedScans).toBeGreaterThanOrEqual(0);
       expect(before.flightScans).toBeGreaterThanOrEqual(0);
-      // Room for the 2 in flight and this one, not for a fourth.
+      // Room for the 2 in flight and this one, not for a fourth (the service-wide cap set
+      // above the bulk rows' value: this test is about the per-payer reads).
+      process.env.X402_OPTIMISTIC_SERVICE_CAP_USD = "1000000";
+      resetEnvForTests();
       expect((await lock(payer, 3n * PRICE)).optimistic).toEqual({ reserved: true });
       let after = before;
       for (let i = 0; i < 30 && (after.failedScans < before.failedScans + 1 || after.flightScans < before.flightScans + 1); i++) {
         await new Promise((r) => setTimeout(r, 200));
         after = await stats();
       }
-      // The payer's failures on the payer index, the value in flight on the in-flight index,
-      // which gave the 2 rows in flight and none of the 500 settled ones.
+      // The payer's failures on the payer index, the value in flight on the in-flight index:
+      // the payer's 2 rows in flight and none of its 500 settled ones, then (service-wide
+      // cap) every row in flight on the network, 10 002 here, and no settled one.
+      // (The service-wide sum covers half the table here: the planner may scan the table
+      // for it instead of that index.)
       expect(after.failedScans).toBeGreaterThanOrEqual(before.failedScans + 1);
-      expect(after.flightScans).toBe(before.flightScans + 1);
-      expect(after.flightRead - before.flightRead).toBe(2);
+      expect([before.flightScans + 1, before.flightScans + 2]).toContain(after.flightScans);
+      expect([2, 2 + 10_002]).toContain(after.flightRead - before.flightRead);
       expect((await lock(payer, 3n * PRICE)).optimistic).toEqual({ reserved: false, failed: null });
     }, 60_000);
 
     it("a lock that reserved a share commits without waiting for the disk; a lock that did not, or asked for none, waits", async () => {
       const prisma = (await getDbHandle()).prisma;
       const payer = newPayer();
-      const args = (cap: bigint | null) => [randomBytes(8).toString("hex"), "exact", NETWORK, `${payer}:0x${randomBytes(32).toString("hex")}`, payer, PRICE.toString(), "a", "b", "sentiment", "http", cap?.toString() ?? null, cap ? KEPT : null, 120];
+      const args = (cap: bigint | null) => [
+        randomBytes(8).toString("hex"), "exact", NETWORK, `${payer}:0x${randomBytes(32).toString("hex")}`, payer, PRICE.toString(), "a", "b", "sentiment", "http",
+        cap?.toString() ?? null, cap ? KEPT : null, 120, "holder", 10, "identity", null, cap ? (10n ** 15n).toString() : null, 3600,
+      ];
       const nonceArgs = [`0x${randomBytes(20).toString("hex")}`, 7, 7, "token", 60, 5];
       /** The statement in a transaction rolled back afterwards: its answer, and the commit mode it left for its transaction. */
       const commitMode = async (sql: string, params: unknown[]) => {
@@ -202,17 +211,17 @@ for (const mode of modes) {
         return seen!;
       };
       const reserved = await commitMode(LOCK, args(100n * PRICE));
-      expect(reserved.row).toMatchObject({ locked: true, reserved: true });
+      expect(reserved.row).toMatchObject({ outcome: "locked", reserved: true });
       expect(reserved.mode).toBe("off");
       const taking = await commitMode(LOCK_TAKING_NONCE, [...args(100n * PRICE), ...nonceArgs]);
-      expect(taking.row).toMatchObject({ locked: true, reserved: true, nonce: "7" });
+      expect(taking.row).toMatchObject({ outcome: "locked", reserved: true, nonce: "7" });
       expect(taking.mode).toBe("off");
       // No room under the cap: settled in confirmed mode, a block before its next write.
       const full = await commitMode(LOCK_TAKING_NONCE, [...args(PRICE - 1n), ...nonceArgs]);
-      expect(full.row).toMatchObject({ locked: true, reserved: false, nonce: null });
+      expect(full.row).toMatchObject({ outcome: "locked", reserved: false, nonce: null });
       expect(full.mode).toBe("on");
       const plain = await commitMode(LOCK, args(null));
-      expect(plain.row).toMatchObject({ locked: true });
+      expect(plain.row).toMatchObject({ outcome: "locked" });
       expect(plain.mode).toBe("on");
       // The setting was the transaction's own: the connection is back to the default.
       const [after] = await prisma.$queryRawUnsafe<{ v: string }[]>(`SELECT current_setting('synchronous_commit') AS v`);

@@ -4,7 +4,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { PaywallApp } from "@/app/pay/[...path]/paywall-app";
 import { productByPath } from "@/lib/catalog";
-import { usableMethod } from "@/lib/payments/methods/registry";
+import { usableFactsOf } from "@/lib/payments/methods/facts";
 import { usdLabel } from "@/lib/payments/price";
 import { FREE_KEY } from "@/lib/web/endpoints";
 
@@ -21,7 +21,7 @@ export default async function PayPage({ params, searchParams }: Props) {
   for (const [k, v] of Object.entries(await searchParams)) for (const one of [v].flat()) if (one !== undefined) query.append(k, one);
   const target = `${product.path}${query.size ? `?${query}` : ""}`;
   // The paywall pays with the EVM method's facts (network, token), as the 402 offers them.
-  const evm = usableMethod("evm-exact")?.facts() ?? null;
+  const evm = usableFactsOf("evm-exact");
   return (
     <>
       <h1>Payment required</h1>

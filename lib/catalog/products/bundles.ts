@@ -31,7 +31,7 @@ function purchase(tier: BundleTier, credits: () => number) {
       bundle_id: b.id,
       tier,
       credits: b.credits,
-      credits_remaining: b.credits,
+      credits_remaining: b.remaining,
       credit_costs: { ...CREDIT_COSTS },
       usage: "HTTP: X-Bundle-Token: <token> (or Authorization: Bearer <token>). MCP: pass bundle_token. Each response carries X-Bundle-Credits-Remaining.",
       created_at: ctx.now.toISOString(),
@@ -73,6 +73,7 @@ function bundleProduct(o: {
     sources: [],
     creditsSold: o.credits,
     handler: purchase(o.tier, o.credits),
+    secrets: ["bundle_token"],
     onCommitFailed: async (v) => revokeUnpaidBundle(v.bundle_id),
   });
 }

@@ -10,6 +10,7 @@
  *   5. Bollinger bands use the population σ (divide by n), not the sample σ.
  */
 import { assertPositiveInt, isFiniteNumber, mean, round, stdDev } from "./math";
+import { brand } from "@/lib/errors/brand";
 
 /** Thrown when a series is too short for the requested calculation. */
 export class InsufficientHistoryError extends Error {
@@ -23,6 +24,7 @@ export class InsufficientHistoryError extends Error {
     this.got = got;
   }
 }
+brand(InsufficientHistoryError, "InsufficientHistoryError");
 
 // ---------------------------------------------------------------------------------------
 // Indicators

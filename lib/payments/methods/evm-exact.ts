@@ -9,9 +9,9 @@ import type { PaymentRequirements } from "@x402/core/types";
 import { env } from "@/lib/config/env";
 import { usdLabel, usdToAtomic } from "@/lib/payments/price";
 import { checkExactEvm, resourceInfo, toFacilitatorPayload, type DecodedPayment } from "@/lib/payments/x402/codec";
-import { evmAuthorizationOutcome, evmTransferSimulates, settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
+import { evmAuthorizationOutcome, evmKnownTransactions, evmTransferSimulates, settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
 import { holdPayment } from "@/lib/payments/x402/hold";
-import { remoteFacilitatorUrl } from "@/lib/payments/x402/remote";
+import { evmFacts } from "@/lib/payments/methods/facts";
 import { evmRefusal, evmSettleRefusal } from "@/lib/payments/x402/evm-reasons";
 import type { PaymentInput } from "@/lib/payments/types";
 import type { PaymentMethod } from "@/lib/payments/methods/types";
@@ -19,11 +19,7 @@ import type { PaymentMethod } from "@/lib/payments/methods/types";
 /** An authorization must stay valid long enough to be settled after the handler ran. */
 const MAX_TIMEOUT_SECONDS = 120;
 
-/** Whether this configuration can take EVM payments (also read by the wallet page). */
-export function evmConfigured(): boolean {
-  const cfg = env();
-  return Boolean(cfg.PAY_TO_ADDRESS && (remoteFacilitatorUrl() || cfg.FACILITATOR_PRIVATE_KEY));
-}
+export { evmConfigured } from "@/lib/payments/methods/facts";
 
 function requirement(priceUsd: string): PaymentRequirements {
   const cfg = env();
@@ -38,6 +34,14 @@ function requirement(priceUsd: string): PaymentRequirements {
   };
 }
 
+/** What an EIP-3009 payment is: the authorization and its signature, whatever wraps them (v1 or v2 payload). */
+function canonical(decoded: DecodedPayment): string | null {
+  const p = decoded.payload as { signature?: unknown; authorization?: Record<string, unknown> };
+  const a = p.authorization;
+  if (typeof p.signature !== "string" || !a) return null;
+  return ["evm", ...["from", "to", "value", "validAfter", "validBefore", "nonce"].map((k) => String(a[k] ?? "").toLowerCase()), p.signature.toLowerCase()].join(":");
+}
+
 /** The replay reference of an EIP-3009 authorization: payer and nonce (both public once settled). */
 function evmReference(from: string, nonce: string): string {
   return `${from.toLowerCase()}:${nonce.toLowerCase()}`;
@@ -50,7 +54,7 @@ function reference(decoded: DecodedPayment): string | null {
 
 async function authorize(decoded: DecodedPayment, input: PaymentInput) {
   const req = requirement(input.priceUsd);
-  const auth = checkExactEvm(decoded, req);
+  const auth = checkExactEvm(decoded, req, input.asOf);
   const payload = toFacilitatorPayload(decoded, req, resourceInfo(input.resource, input.product.description));
   const from = auth.authorization.from.toLowerCase();
   return holdPayment({
@@ -64,8 +68,13 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput) {
       payTo: req.payTo,
       product: input.product.id,
       surface: input.surface,
+      identity: input.identity,
+      idempotencyKey: input.idempotencyKey,
     },
     payer: from,
+    identifier: input.identifier,
+    expired: () => BigInt(auth.authorization.validBefore) <= BigInt(Math.floor(Date.now() / 1000) + 6),
+    ...evmKnownTransactions(),
     payload,
     req,
     verify: verifyWithFacilitator,
@@ -86,6 +95,7 @@ export function evmExactMethod(): PaymentMethod {
     requirement,
     matches: (d) => d.network === cfg.X402_NETWORK,
     reference,
+    canonical,
     authorize,
     outcome: evmAuthorizationOutcome,
     discoveryOffer: (priceUsd) => ({
@@ -96,14 +106,6 @@ export function evmExactMethod(): PaymentMethod {
       currency: cfg.USDC_ADDRESS,
       description: `${usdLabel(priceUsd)} in USDC per call, settled with the x402 exact scheme (EIP-3009 transferWithAuthorization) directly to the provider wallet.`,
     }),
-    facts: () => ({
-      id: "evm-exact",
-      label: `USDC on ${cfg.X402_NETWORK}`,
-      scheme: "exact",
-      network: cfg.X402_NETWORK,
-      asset: { symbol: "USDC", address: cfg.USDC_ADDRESS, decimals: 6 },
-      payTo: cfg.PAY_TO_ADDRESS!,
-      howTo: `x402 scheme exact, USDC on ${cfg.X402_NETWORK} (asset ${cfg.USDC_ADDRESS}): sign an EIP-3009 transferWithAuthorization for the exact amount of the requirement (the PAYMENT-REQUIRED header, v2, answered with PAYMENT-SIGNATURE; or the 402 body's accepts[], v1, answered with X-PAYMENT).`,
-    }),
+    facts: evmFacts,
   };
 }

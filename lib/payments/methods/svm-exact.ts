@@ -22,6 +22,7 @@ import { settleSvm, svmFeePayer, svmTransactionState, verifySvm, type SvmVerify 
 import { holdPayment } from "@/lib/payments/x402/hold";
 import { readSvmPayment, type SvmPaymentTx } from "@/lib/payments/svm/transaction";
 import type { PaymentMethod } from "@/lib/payments/methods/types";
+import { svmFacts } from "@/lib/payments/methods/facts";
 
 /**
  * A Solana blockhash stays valid for about 150 slots (60-90 s); the payment has to be
@@ -116,8 +117,11 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput): Promise<
       payTo: req.payTo,
       product: input.product.id,
       surface: input.surface,
+      identity: input.identity,
+      idempotencyKey: input.idempotencyKey,
     },
     payer,
+    identifier: input.identifier,
     payload,
     req,
     verify: verifySvm,
@@ -146,6 +150,11 @@ export function svmExactMethod(): PaymentMethod {
       const shape = ExactSvmPayload.safeParse(d.payload);
       return shape.success ? (readSvmPayment(shape.data.transaction)?.reference ?? null) : null;
     },
+    // The payer-signed transaction is what the chain settles.
+    canonical: (d) => {
+      const shape = ExactSvmPayload.safeParse(d.payload);
+      return shape.success ? `svm:${shape.data.transaction}` : null;
+    },
     authorize,
     discoveryOffer: (priceUsd) => ({
       intent: "charge",
@@ -155,14 +164,6 @@ export function svmExactMethod(): PaymentMethod {
       currency: cfg.SOLANA_USDC_MINT,
       description: `${usdLabel(priceUsd)} in USDC on Solana per call, settled with the x402 exact scheme (a transferChecked the service co-signs as fee payer and sends after the call succeeded).`,
     }),
-    facts: () => ({
-      id: "svm-exact",
-      label: `USDC on ${network}`,
-      scheme: "exact",
-      network,
-      asset: { symbol: "USDC", address: cfg.SOLANA_USDC_MINT, decimals: 6 },
-      payTo: cfg.SOLANA_PAY_TO_ADDRESS!,
-      howTo: `x402 scheme exact, USDC (mint ${cfg.SOLANA_USDC_MINT}) on ${network}: sign a transferChecked of exactly the amount to ${cfg.SOLANA_PAY_TO_ADDRESS} with the requirement's extra.feePayer as fee payer (the service pays the network fee).`,
-    }),
+    facts: svmFacts,
   };
 }

@@ -43,6 +43,8 @@ export interface MethodFacts {
   label: string;
   /** The x402 scheme a payload names ("exact", "xlm-memo"). */
   scheme: string;
+  /** Whether the method is offered in x402's `accepts[]` (else out of band, as XLM's signed quote). */
+  x402: boolean;
   network: string;
   asset: { symbol: string; address: string; decimals: number };
   payTo: string;
@@ -74,6 +76,13 @@ export interface PaymentMethod {
    * payload does not even carry one.
    */
   reference(decoded: DecodedPayment): string | null;
+  /**
+   * What the payment is, whatever wraps it (an x402 v1 or v2 payload, HTTP or a tool
+   * argument): the part the chain settles, as one string; null when the payload does not
+   * carry one. Two presentations with the same reference and a different canonical form
+   * are different payments (lib/payments/answers.ts, paymentIdentity).
+   */
+  canonical(decoded: DecodedPayment): string | null;
   /** Check against the exact requirement, lock the reference (replay guard), verify; settle/release later. */
   authorize(decoded: DecodedPayment, input: PaymentInput): Promise<AuthorizedPayment>;
   /** Reads a payment's outcome on chain, for recovery after an unknown settlement (networks that can tell). */

@@ -133,6 +133,11 @@ export function remoteFeePayer(fetchSupported: () => Promise<{ kinds: Array<{ x4
   return r.feePayer;
 }
 
+/** The remote facilitator's fee payer as last learned, without asking (null before the first answer). */
+export function cachedRemoteFeePayer(): string | null {
+  return state().remote?.feePayer ?? null;
+}
+
 /** Forget cached keys and answers (tests change the environment between cases). */
 export function resetSvmConfigForTests(): void {
   resetProcessState(KEY);

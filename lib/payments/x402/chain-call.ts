@@ -41,3 +41,22 @@ export function noteOurFailure(err: Error): void {
   const c = storage().getStore();
   if (c) c.ours ??= err;
 }
+
+/**
+ * Called with a settlement transaction's hash after it is signed and before it is sent
+ * (confirmed mode: the payment row records it first, lib/payments/ledger.ts markSent). A
+ * hook that throws stops the send: nothing went out.
+ */
+export type BeforeSend = (hash: string) => Promise<void>;
+
+const hooks = () => processState("x402.before-send", () => new AsyncLocalStorage<BeforeSend>());
+
+/** Runs `fn` (a settlement) with `hook` called before each of its transactions goes out. */
+export function withBeforeSend<T>(hook: BeforeSend, fn: () => Promise<T>): Promise<T> {
+  return hooks().run(hook, fn);
+}
+
+/** The hook of the settlement under way, if any. */
+export function beforeSendHook(): BeforeSend | undefined {
+  return hooks().getStore();
+}

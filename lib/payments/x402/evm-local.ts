@@ -26,6 +26,7 @@ import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { CheckedSettle, CheckedVerify } from "@/lib/payments/x402/facilitator-call";
 import type { SendAhead } from "@/lib/payments/x402/send-ahead";
 import { evmChainId } from "@/lib/payments/x402/eip3009";
+import { brand } from "@/lib/errors/brand";
 
 interface Eip3009 {
   signature: Hex;
@@ -42,12 +43,13 @@ export class SettlementUnknownError extends Error {
     this.name = "SettlementUnknownError";
   }
 }
+brand(SettlementUnknownError, "SettlementUnknownError");
 
 /**
  * Why a settlement failed on the service's side (its key, nonce, gas, RPC node), never
  * because of the payment: the payer keeps an authorization that can be presented again.
  */
-export type OurSettlementReason = "rpc_unreachable" | "nonce_unavailable" | "nonce_conflict" | "nonce_gap" | "transaction_refused" | "transaction_reverted";
+export type OurSettlementReason = "rpc_unreachable" | "nonce_unavailable" | "nonce_conflict" | "nonce_gap" | "transaction_refused" | "transaction_reverted" | "ledger_unavailable";
 
 /** The settlement transaction was definitely not sent (or sent and refused for a reason of ours): nothing moved. */
 export class NotSentError extends Error {
@@ -60,6 +62,7 @@ export class NotSentError extends Error {
     this.name = "NotSentError";
   }
 }
+brand(NotSentError, "NotSentError");
 
 const eip3009Of = (payload: PaymentPayload): Eip3009 => payload.payload as unknown as Eip3009;
 /** A plain 65-byte ECDSA signature (not ERC-6492-wrapped, not a contract wallet's). */

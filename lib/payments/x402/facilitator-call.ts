@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { FacilitatorClient } from "@x402/core/server";
 import { env } from "@/lib/config/env";
 import { log } from "@/lib/log";
+import { brand } from "@/lib/errors/brand";
 
 export class FacilitatorError extends Error {
   constructor(message: string) {
@@ -15,6 +16,7 @@ export class FacilitatorError extends Error {
     this.name = "FacilitatorError";
   }
 }
+brand(FacilitatorError, "FacilitatorError");
 
 export const VerifyAnswer = z
   .object({ isValid: z.boolean(), invalidReason: z.string().optional(), invalidMessage: z.string().optional(), payer: z.string().optional() })

@@ -409,6 +409,22 @@ export async function reconcileOptimisticPayment(paymentId: string): Promise<voi
   if (local) await reconcileBroadcasts(local.reconcile, { paymentId });
 }
 
+/**
+ * What a payment taken over from a dead attempt needs to wait for that attempt's
+ * transaction instead of sending a second one (lib/payments/x402/hold.ts): the node's
+ * view of a transaction and the wait for its receipt. Empty with a remote facilitator
+ * (its own pending-settlement store does that job).
+ */
+export function evmKnownTransactions(): { txState?: (tx: string) => Promise<"pending" | "included" | "unknown">; confirm?: (p: PaymentPayload, r: PaymentRequirements, tx: string) => Promise<CheckedSettle> } {
+  const local = built()?.local;
+  if (!local) return {};
+  const timeout = env().PAYMENT_TIMEOUT_MS;
+  return {
+    txState: (tx) => local.reconcile.txState(tx),
+    confirm: (p, r, tx) => confirmSubmitted(local.chain, p, r, tx as Hex, null, timeout),
+  };
+}
+
 /** Whether this instance settles EVM payments itself (optimistic mode needs it). */
 export function settlesInProcess(): boolean {
   return !!built()?.local;

@@ -15,8 +15,12 @@
  *   authorization is still unused it is verified and settled as usual.
  */
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import type { AuthorizedPayment, ReceiptFields } from "@/lib/payments/types";
-import { confirmBroadcast, lockPayment, markFailed, markUnknown, recordSettlement, releaseLock, replaceBroadcastTx, unrecordBroadcast, type LockInput, type PaymentLock } from "@/lib/payments/ledger";
+import { randomUUID } from "node:crypto";
+import type { AuthorizedPayment, ReceiptFields, SettlementMode } from "@/lib/payments/types";
+import { confirmBroadcast, forgetLock, lockPayment, markExpired, markFailed, markSent, markUnknown, recordSettlement, releaseLock, replaceBroadcastTx, unrecordBroadcast, type LockInput, type PaymentLock } from "@/lib/payments/ledger";
+import { answerToKeep } from "@/lib/payments/answers";
+import { releaseLease } from "@/lib/payments/leases";
+import { withBeforeSend } from "@/lib/payments/x402/chain-call";
 import { FacilitatorError, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
 import { NotSentError, SettlementUnknownError } from "@/lib/payments/x402/evm-local";
 import { broadcastWithFacilitator, sendAhead } from "@/lib/payments/x402/facilitator";
@@ -57,6 +61,19 @@ export interface HoldInput {
    * facilitator's key, nonce, gas, RPC): the authorization stays usable.
    */
   stillPays?(payload: PaymentPayload, req: PaymentRequirements): Promise<boolean | null>;
+  /**
+   * A transaction an earlier attempt sent for this payment (a row taken over from a dead
+   * holder): whether the node still holds it, has included it, or does not know it
+   * (dropped or never arrived). With `confirm`, a payment taken over waits for that
+   * transaction instead of sending a second one.
+   */
+  txState?(tx: string): Promise<"pending" | "included" | "unknown">;
+  /** Waits for a transaction an earlier attempt sent and checks its transfer (see txState). */
+  confirm?(payload: PaymentPayload, req: PaymentRequirements, tx: string): Promise<CheckedSettle>;
+  /** Whether the authorization can no longer be used (past its validity): an unused one is then void for good. */
+  expired?(): boolean;
+  /** The payment's x402 payment-identifier id, if any (seals the kept answer's secrets). */
+  identifier?: string | null;
 }
 
 export function unavailable(message: string): ApiError {
@@ -135,18 +152,23 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   }
   const v = verified.value;
   if (!v.isValid) {
-    // A payment presented again after an unknown outcome no longer verifies once its
-    // transfer has happened: the chain says so, and the call is served without paying twice.
+    // A payment taken over from an earlier attempt no longer verifies once its transfer
+    // has happened: the chain says so, and the call is served without paying twice.
     if (lock.reclaimed && o.outcome) {
-      const out = await askOutcome(o, lock.reclaimed?.txHash ?? null);
+      const out = await askOutcome(o, lock.reclaimed.txHash);
       log.info("payment.retry_outcome", { paymentId: lock.id, outcome: out?.kind ?? "unreadable", reason: v.invalidReason });
       if (out?.kind === "transferred") return grant(o, lock, () => Promise.resolve({ success: true, transaction: out.transaction ?? lock.reclaimed?.txHash ?? "", network: o.req.network, payer: o.payer ?? undefined }));
-      if (out === null) {
+      if (out === null || (lock.reclaimed.txHash && out.kind === "unused" && (await stillHeld(o, lock.reclaimed.txHash)))) {
+        // The chain could not be asked, or the earlier attempt's transaction is still on
+        // its way: the outcome is not known yet, whatever this verification says.
         await releaseLock(lock);
-        throw pending(lock.id, "its outcome could not be read from the chain");
+        throw pending(lock.id, out === null ? "its outcome could not be read from the chain" : `transaction ${lock.reclaimed.txHash} of an earlier attempt is still waiting to be included`);
       }
+      // Never transferred: void (used elsewhere or cancelled), expired, or refused now.
+      await endUnpaid(o, lock, out.kind === "void" ? "failed" : o.expired?.() ? "expired" : null, v.invalidReason ?? "invalid");
+    } else {
+      await releaseLock(lock);
     }
-    await releaseLock(lock);
     throw new ApiError("payment_invalid", o.refusal?.(v) ?? `The payment was refused: ${v.invalidReason ?? "invalid"}.`);
   }
   let mode: "optimistic" | "confirmed";
@@ -157,7 +179,38 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
     throw err;
   }
   if (mode === "optimistic") return grant(o, lock, () => broadcastWithFacilitator(o.payload, o.req, ahead), ahead);
+  const known = lock.reclaimed?.txHash;
+  if (known && o.txState && o.confirm) return grant(o, lock, () => settleTakenOver(o, known));
   return grant(o, lock, () => o.settle(o.payload, o.req));
+}
+
+/** Whether the node still holds transaction `tx` (unknown when it cannot be asked: then it may). */
+async function stillHeld(o: HoldInput, tx: string): Promise<boolean> {
+  if (!o.txState) return false;
+  return (await o.txState(tx).catch(() => "pending" as const)) === "pending";
+}
+
+/**
+ * Settles a payment taken over from an attempt that sent transaction `tx` and died (its
+ * authorization still unused, as verification just showed): waits for that transaction
+ * while the node holds it, and sends anew only when the node dropped it or it reverted,
+ * so a crash never makes the key pay for a second transaction that must fail.
+ */
+async function settleTakenOver(o: HoldInput, tx: string): Promise<CheckedSettle> {
+  const state = await o.txState!(tx).catch(() => "pending" as const);
+  if (state === "pending") {
+    const s = await o.confirm!(o.payload, o.req, tx);
+    if (s.success) return s;
+  }
+  return o.settle(o.payload, o.req);
+}
+
+/** Ends a taken-over payment that was never transferred: failed (void), expired, or released (refused now, may be presented again). */
+async function endUnpaid(o: HoldInput, lock: PaymentLock, status: "failed" | "expired" | null, reason: string): Promise<void> {
+  log.info("payment.taken_over_unpaid", { paymentId: lock.id, network: o.req.network, status: status ?? "released", reason });
+  if (status === "failed") return markFailed(lock, reason);
+  if (status === "expired") return markExpired(lock);
+  return forgetLock(lock);
 }
 
 /**
@@ -224,84 +277,106 @@ function grant(
       ahead?.free();
       return releaseLock(lock);
     },
-    settle: async (receipt: ReceiptFields) => {
-      let s: CheckedSettle & { broadcast?: boolean };
-      const fields = { ...receipt, credentialKind: "x402" as const };
-      const early = new EarlyRecord(lock, (hash) => recordSettlement(lock, hash, o.payer, fields, "broadcast"));
-      if (ahead) early.attach(ahead);
-      /** Nothing moved and the payment is fine: the row is dropped (or, taken over, left claimable) and the authorization stays usable. */
-      const defer = async (err: NotSentError): Promise<never> => {
-        await releaseLock(lock).catch((e: unknown) => log.error("payment.release_failed", { paymentId: lock.id, message: (e as Error).message }));
-        log.warn("payment.settle_deferred", { paymentId: lock.id, network: o.req.network, reason: err.reason, message: err.message });
-        throw deferred(lock.id, err);
-      };
-      try {
-        s = await settle();
-      } catch (err) {
-        await early.undo();
-        if (err instanceof NotSentError) return defer(err);
-        const e = err as Error;
-        const tx = err instanceof SettlementUnknownError ? err.transaction : null;
-        await markUnknown(lock, e.message, tx);
-        log.error("payment.settle_unknown", { paymentId: lock.id, network: o.req.network, transaction: tx, message: e.message });
-        throw pending(lock.id, err instanceof FacilitatorError || err instanceof SettlementUnknownError ? e.message : "settlement error");
+    // Whatever the settlement's end, this process stops renewing the payment's lease: a
+    // step it could not write (the database was down) leaves the row to be taken over.
+    settle: (receipt: ReceiptFields) => settleHeld(o, lock, settle, ahead, receipt).finally(() => releaseLease(lock.id)),
+  };
+}
+
+async function settleHeld(
+  o: HoldInput,
+  lock: PaymentLock,
+  settle: () => Promise<CheckedSettle & { broadcast?: boolean }>,
+  ahead: SendAhead | null | undefined,
+  receipt: ReceiptFields,
+): ReturnType<AuthorizedPayment["settle"]> {
+  let s: CheckedSettle & { broadcast?: boolean };
+  const fields = { product: receipt.product, surface: receipt.surface, amountUsd: receipt.amountUsd, credentialKind: "x402" as const };
+  // The receipt's id is chosen now: the answer kept with the payment names it.
+  const receiptId = randomUUID();
+  const keep = (tx: string, payer: string | null, settlement: SettlementMode) =>
+    answerToKeep(lock.id, receipt, receiptId, { success: true, transaction: tx, network: o.req.network, payer }, settlement, o.identifier ?? null);
+  const early = new EarlyRecord(lock, (hash) => recordSettlement(lock, hash, o.payer, fields, "broadcast", { receiptId, json: keep(hash, o.payer, "optimistic") }).then((r) => r.receiptId));
+  if (ahead) early.attach(ahead);
+  /** Nothing moved and the payment is fine: the row is dropped (or, taken over, left claimable) and the authorization stays usable. */
+  const defer = async (err: NotSentError): Promise<never> => {
+    await releaseLock(lock).catch((e: unknown) => log.error("payment.release_failed", { paymentId: lock.id, message: (e as Error).message }));
+    log.warn("payment.settle_deferred", { paymentId: lock.id, network: o.req.network, reason: err.reason, message: err.message });
+    throw deferred(lock.id, err);
+  };
+  try {
+    // Confirmed mode: the row records each transaction before it goes out ("sent"), so
+    // whoever takes the payment over after a crash waits for it instead of sending again.
+    s = ahead ? await settle() : await withBeforeSend((hash) => markSent(lock, hash), settle);
+  } catch (err) {
+    await early.undo();
+    if (err instanceof NotSentError) return defer(err);
+    const e = err as Error;
+    const tx = err instanceof SettlementUnknownError ? err.transaction : null;
+    await markUnknown(lock, e.message, tx);
+    log.error("payment.settle_unknown", { paymentId: lock.id, network: o.req.network, transaction: tx, message: e.message });
+    throw pending(lock.id, err instanceof FacilitatorError || err instanceof SettlementUnknownError ? e.message : "settlement error");
+  }
+  if (!s.success) {
+    await early.undo();
+    // A transfer refused because the authorization was already used may have been
+    // made by an earlier attempt of this very payment (or by anyone holding it): it is
+    // paid when the chain shows that very transfer (outcome checks recipient and
+    // amount; the payer spending the nonce elsewhere makes it void).
+    const out = await askOutcome(o, s.transaction || lock.reclaimed?.txHash || null);
+    if (out?.kind === "transferred") {
+      s = { ...s, success: true, transaction: out.transaction ?? s.transaction };
+    } else if (out?.kind !== "void" && (s.errorReason === "settlement_pending" || o.mayLand?.(s))) {
+      // Sent, or maybe sent, and not known to have failed: the transfer may still land.
+      await markUnknown(lock, s.errorReason ?? "settlement outcome unknown", s.transaction || null);
+      log.error("payment.settle_unknown", { paymentId: lock.id, network: o.req.network, transaction: s.transaction || null, message: s.errorMessage ?? s.errorReason ?? "" });
+      throw pending(lock.id, `the facilitator answered ${s.errorReason ?? "a failure"} for a transaction that may still land`);
+    } else if (out === null && lock.reclaimed) {
+      // An earlier attempt's transfer may still land and the chain could not be asked.
+      await markUnknown(lock, s.errorReason ?? "settlement refused", s.transaction || null);
+      throw pending(lock.id, "its outcome could not be read from the chain");
+    } else {
+      // Refused with the authorization unused (or unreadable): a refusal is the payer's
+      // only when the transfer itself no longer goes through. The facilitator's own
+      // failures (its key, nonce, gas, RPC: a remote one, or the official scheme in
+      // process, answers them as failed settlements) leave the payment usable.
+      const pays = out?.kind === "void" || !o.stillPays ? false : await o.stillPays(o.payload, o.req).catch(() => null);
+      if (pays !== false) {
+        const why = `${s.errorReason ?? "settlement failed"}${s.errorMessage ? `: ${s.errorMessage.split("\n")[0]}` : ""}`;
+        return defer(new NotSentError(`the settlement was refused although the transfer still goes through (${why})`, pays === null ? "rpc_unreachable" : "transaction_refused"));
       }
-      if (!s.success) {
-        await early.undo();
-        // A transfer refused because the authorization was already used may have been
-        // made by an earlier attempt of this very payment (or by anyone holding it): it is
-        // paid when the chain shows that very transfer (outcome checks recipient and
-        // amount; the payer spending the nonce elsewhere makes it void).
-        const out = await askOutcome(o, s.transaction || lock.reclaimed?.txHash || null);
-        if (out?.kind === "transferred") {
-          s = { ...s, success: true, transaction: out.transaction ?? s.transaction };
-        } else if (out?.kind !== "void" && (s.errorReason === "settlement_pending" || o.mayLand?.(s))) {
-          // Sent, or maybe sent, and not known to have failed: the transfer may still land.
-          await markUnknown(lock, s.errorReason ?? "settlement outcome unknown", s.transaction || null);
-          log.error("payment.settle_unknown", { paymentId: lock.id, network: o.req.network, transaction: s.transaction || null, message: s.errorMessage ?? s.errorReason ?? "" });
-          throw pending(lock.id, `the facilitator answered ${s.errorReason ?? "a failure"} for a transaction that may still land`);
-        } else if (out === null && lock.reclaimed) {
-          // An earlier attempt's transfer may still land and the chain could not be asked.
-          await markUnknown(lock, s.errorReason ?? "settlement refused", s.transaction || null);
-          throw pending(lock.id, "its outcome could not be read from the chain");
-        } else {
-          // Refused with the authorization unused (or unreadable): a refusal is the payer's
-          // only when the transfer itself no longer goes through. The facilitator's own
-          // failures (its key, nonce, gas, RPC: a remote one, or the official scheme in
-          // process, answers them as failed settlements) leave the payment usable.
-          const pays = out?.kind === "void" || !o.stillPays ? false : await o.stillPays(o.payload, o.req).catch(() => null);
-          if (pays !== false) {
-            const why = `${s.errorReason ?? "settlement failed"}${s.errorMessage ? `: ${s.errorMessage.split("\n")[0]}` : ""}`;
-            return defer(new NotSentError(`the settlement was refused although the transfer still goes through (${why})`, pays === null ? "rpc_unreachable" : "transaction_refused"));
-          }
-          await markFailed(lock, s.errorReason ?? "settlement failed");
-          const sent = s.transaction ? ` Transaction ${s.transaction} was sent and reverted; no funds moved.` : " Nothing was charged.";
-          throw new ApiError("settlement_failed", `The payment could not be settled: ${o.settleRefusal?.(s) ?? s.errorReason ?? "unknown reason"}.${sent}`, {
-            extra: { reason: s.errorReason ?? "settlement_failed", fault: "payer" satisfies SettlementFault },
-          });
-        }
-      }
-      const who = s.payer || o.payer;
-      let receiptId: string | null = null;
-      if (early.started) {
-        receiptId = await early.finish(s.transaction);
-        if (receiptId && !s.broadcast) await confirmBroadcast(lock.id, { settled: true, txHash: s.transaction }).catch(() => undefined);
-      } else {
-        try {
-          receiptId = await recordSettlement(lock, s.transaction, who, fields, s.broadcast ? "broadcast" : "settled");
-        } catch (err) {
-          // The payer has paid: deliver, and leave the evidence in the log.
-          log.error("payment.record_failed", { paymentId: lock.id, network: s.network, transaction: s.transaction, message: (err as Error).message });
-        }
-      }
-      // Optimistic mode: delivered now, the transfer is confirmed after the response.
-      if (s.broadcast) confirmLater(lock.id, o.payload, o.req, s.transaction);
-      return {
-        txHash: s.transaction,
-        receiptId,
-        response: { success: true, transaction: s.transaction, network: s.network, payer: who },
-        settlement: s.broadcast ? "optimistic" : "confirmed",
-      };
-    },
+      await markFailed(lock, s.errorReason ?? "settlement failed");
+      const sent = s.transaction ? ` Transaction ${s.transaction} was sent and reverted; no funds moved.` : " Nothing was charged.";
+      throw new ApiError("settlement_failed", `The payment could not be settled: ${o.settleRefusal?.(s) ?? s.errorReason ?? "unknown reason"}.${sent}`, {
+        extra: { reason: s.errorReason ?? "settlement_failed", fault: "payer" satisfies SettlementFault },
+      });
+    }
+  }
+  // The answer is what was kept: the early record's payer, or the settlement's.
+  const who = early.started ? o.payer : s.payer || o.payer;
+  const settlement: SettlementMode = early.started || s.broadcast ? "optimistic" : "confirmed";
+  let recorded: string | null = null;
+  if (early.started) {
+    recorded = await early.finish(s.transaction);
+    if (recorded && !s.broadcast) await confirmBroadcast(lock.id, { settled: true, txHash: s.transaction }).catch(() => undefined);
+  } else {
+    try {
+      const r = await recordSettlement(lock, s.transaction, who, fields, s.broadcast ? "broadcast" : "settled", { receiptId, json: keep(s.transaction, who, settlement) });
+      // Recorded first by a process that took the payment over meanwhile: its receipt stands.
+      recorded = r.recordedBefore ? (JSON.parse(r.recordedBefore) as { receiptId: string | null }).receiptId : r.receiptId;
+    } catch (err) {
+      // The payer has paid: deliver, and leave the evidence in the log. The row keeps its
+      // lease's end: the same payment presented again is then taken over, found
+      // transferred on chain, and answered again (charged once).
+      log.error("payment.record_failed", { paymentId: lock.id, network: s.network, transaction: s.transaction, message: (err as Error).message });
+    }
+  }
+  // Optimistic mode: delivered now, the transfer is confirmed after the response.
+  if (s.broadcast) confirmLater(lock.id, o.payload, o.req, s.transaction);
+  return {
+    txHash: s.transaction,
+    receiptId: recorded,
+    response: { success: true, transaction: s.transaction, network: o.req.network, payer: who },
+    settlement,
   };
 }

@@ -27,11 +27,12 @@ import { formatTransactionReceipt, keccak256, serializeTransaction, concatHex, t
 import { log } from "@/lib/log";
 import { NotSentError, SettlementUnknownError, encodedCall, noAnswer, signDigest } from "@/lib/payments/x402/evm-local";
 import { BlockClock, InclusionWatcher } from "@/lib/payments/x402/inclusion";
-import { noteNoAnswer } from "@/lib/payments/x402/chain-call";
+import { beforeSendHook, noteNoAnswer } from "@/lib/payments/x402/chain-call";
 import { postJson } from "@/lib/payments/x402/rpc-http";
 import { isWsUrl, wsRpc } from "@/lib/payments/x402/rpc-ws";
 import { gapWait, isAlreadyKnown, isNonceGap, isNonceUsed, SharedNonces, type Lease } from "@/lib/payments/x402/nonces";
 import { SendAhead, type OutgoingTx, type Prepared } from "@/lib/payments/x402/send-ahead";
+import { brand } from "@/lib/errors/brand";
 
 export type { OutgoingTx } from "@/lib/payments/x402/send-ahead";
 
@@ -73,6 +74,7 @@ export class RpcAnswerError extends Error {
     this.name = "RpcAnswerError";
   }
 }
+brand(RpcAnswerError, "RpcAnswerError");
 
 type RpcAnswer = { id: number; result?: unknown; error?: { code: number; message: string } };
 
@@ -343,6 +345,17 @@ export class KeySender {
       again = null;
       // A transaction signed ahead goes out as it is; fees are only read for one signed now.
       const { raw, hash } = pre?.signed ?? this.sign(tx, await this.feeFields(refeed ? 0 : undefined), lease.nonce);
+      // A confirmed settlement's payment row records the transaction before it goes out
+      // (gap fillers, sent with a given lease, belong to no payment).
+      const hook = given ? undefined : beforeSendHook();
+      if (hook) {
+        try {
+          await hook(hash);
+        } catch (err) {
+          await this.nonces.end(lease, "free");
+          throw new NotSentError(`the payment's record could not be written before sending (${firstLine(err)})`, "ledger_unavailable", err);
+        }
+      }
       const delivering = this.deliver(raw, hash, lease, broadcast);
       ahead?.onSigned?.(hash); // after the send went out: it is the longer of the two
       const d = await delivering;

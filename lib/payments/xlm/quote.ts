@@ -30,8 +30,8 @@ import { env } from "@/lib/config/env";
 import { serviceSecret } from "@/lib/db/secrets";
 import { simplePrice } from "@/lib/market/sources/coingecko";
 import { ApiError } from "@/lib/errors";
+import { XLM_SCHEME, stellarNetworkId } from "@/lib/payments/methods/facts";
 
-export const XLM_SCHEME = "xlm-memo";
 
 export interface XlmOffer {
   scheme: typeof XLM_SCHEME;
@@ -59,12 +59,6 @@ const Quote = z.object({
   n: z.string(),
 });
 export type Quote = z.infer<typeof Quote>;
-
-export function stellarNetworkId(passphrase: string): string {
-  if (passphrase === "Public Global Stellar Network ; September 2015") return "stellar:pubnet";
-  if (passphrase === "Test SDF Network ; September 2015") return "stellar:testnet";
-  return `stellar:${createHash("sha256").update(passphrase).digest("hex").slice(0, 16)}`;
-}
 
 function hmacKey(): Promise<string> {
   return serviceSecret("xlm_quote_hmac", () => randomBytes(32).toString("hex"));

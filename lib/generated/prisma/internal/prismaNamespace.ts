@@ -1100,7 +1100,13 @@ export const PaymentScalarFieldEnum = {
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
   optimistic: 'optimistic',
-  settlementPayload: 'settlementPayload'
+  settlementPayload: 'settlementPayload',
+  holder: 'holder',
+  leaseUntil: 'leaseUntil',
+  identity: 'identity',
+  idempotencyKey: 'idempotencyKey',
+  response: 'response',
+  servedAt: 'servedAt'
 } as const
 
 export type PaymentScalarFieldEnum = (typeof PaymentScalarFieldEnum)[keyof typeof PaymentScalarFieldEnum]

@@ -260,6 +260,7 @@ export type BundleOrderByWithRelationInput = {
 export type BundleWhereUniqueInput = Prisma.AtLeast<{
   id?: string
   tokenHash?: string
+  paymentId?: string
   AND?: Prisma.BundleWhereInput | Prisma.BundleWhereInput[]
   OR?: Prisma.BundleWhereInput[]
   NOT?: Prisma.BundleWhereInput | Prisma.BundleWhereInput[]
@@ -267,9 +268,8 @@ export type BundleWhereUniqueInput = Prisma.AtLeast<{
   tier?: Prisma.StringFilter<"Bundle"> | string
   creditsTotal?: Prisma.IntFilter<"Bundle"> | number
   creditsRemaining?: Prisma.IntFilter<"Bundle"> | number
-  paymentId?: Prisma.StringNullableFilter<"Bundle"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Bundle"> | Date | string
-}, "id" | "tokenHash">
+}, "id" | "tokenHash" | "paymentId">
 
 export type BundleOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -499,6 +499,9 @@ export type $BundlePayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
     tier: string
     creditsTotal: number
     creditsRemaining: number
+    /**
+     * The payment that bought it: one bundle per payment (a purchase answered again finds it).
+     */
     paymentId: string | null
     createdAt: Date
   }, ExtArgs["result"]["bundle"]>

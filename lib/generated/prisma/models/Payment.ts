@@ -54,6 +54,12 @@ export type PaymentMinAggregateOutputType = {
   updatedAt: Date | null
   optimistic: boolean | null
   settlementPayload: string | null
+  holder: string | null
+  leaseUntil: Date | null
+  identity: string | null
+  idempotencyKey: string | null
+  response: string | null
+  servedAt: Date | null
 }
 
 export type PaymentMaxAggregateOutputType = {
@@ -74,6 +80,12 @@ export type PaymentMaxAggregateOutputType = {
   updatedAt: Date | null
   optimistic: boolean | null
   settlementPayload: string | null
+  holder: string | null
+  leaseUntil: Date | null
+  identity: string | null
+  idempotencyKey: string | null
+  response: string | null
+  servedAt: Date | null
 }
 
 export type PaymentCountAggregateOutputType = {
@@ -94,6 +106,12 @@ export type PaymentCountAggregateOutputType = {
   updatedAt: number
   optimistic: number
   settlementPayload: number
+  holder: number
+  leaseUntil: number
+  identity: number
+  idempotencyKey: number
+  response: number
+  servedAt: number
   _all: number
 }
 
@@ -124,6 +142,12 @@ export type PaymentMinAggregateInputType = {
   updatedAt?: true
   optimistic?: true
   settlementPayload?: true
+  holder?: true
+  leaseUntil?: true
+  identity?: true
+  idempotencyKey?: true
+  response?: true
+  servedAt?: true
 }
 
 export type PaymentMaxAggregateInputType = {
@@ -144,6 +168,12 @@ export type PaymentMaxAggregateInputType = {
   updatedAt?: true
   optimistic?: true
   settlementPayload?: true
+  holder?: true
+  leaseUntil?: true
+  identity?: true
+  idempotencyKey?: true
+  response?: true
+  servedAt?: true
 }
 
 export type PaymentCountAggregateInputType = {
@@ -164,6 +194,12 @@ export type PaymentCountAggregateInputType = {
   updatedAt?: true
   optimistic?: true
   settlementPayload?: true
+  holder?: true
+  leaseUntil?: true
+  identity?: true
+  idempotencyKey?: true
+  response?: true
+  servedAt?: true
   _all?: true
 }
 
@@ -271,6 +307,12 @@ export type PaymentGroupByOutputType = {
   updatedAt: Date
   optimistic: boolean
   settlementPayload: string | null
+  holder: string | null
+  leaseUntil: Date | null
+  identity: string | null
+  idempotencyKey: string | null
+  response: string | null
+  servedAt: Date | null
   _count: PaymentCountAggregateOutputType | null
   _avg: PaymentAvgAggregateOutputType | null
   _sum: PaymentSumAggregateOutputType | null
@@ -314,6 +356,12 @@ export type PaymentWhereInput = {
   updatedAt?: Prisma.DateTimeFilter<"Payment"> | Date | string
   optimistic?: Prisma.BoolFilter<"Payment"> | boolean
   settlementPayload?: Prisma.StringNullableFilter<"Payment"> | string | null
+  holder?: Prisma.StringNullableFilter<"Payment"> | string | null
+  leaseUntil?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
+  identity?: Prisma.StringNullableFilter<"Payment"> | string | null
+  idempotencyKey?: Prisma.StringNullableFilter<"Payment"> | string | null
+  response?: Prisma.StringNullableFilter<"Payment"> | string | null
+  servedAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
 }
 
 export type PaymentOrderByWithRelationInput = {
@@ -334,10 +382,17 @@ export type PaymentOrderByWithRelationInput = {
   updatedAt?: Prisma.SortOrder
   optimistic?: Prisma.SortOrder
   settlementPayload?: Prisma.SortOrderInput | Prisma.SortOrder
+  holder?: Prisma.SortOrderInput | Prisma.SortOrder
+  leaseUntil?: Prisma.SortOrderInput | Prisma.SortOrder
+  identity?: Prisma.SortOrderInput | Prisma.SortOrder
+  idempotencyKey?: Prisma.SortOrderInput | Prisma.SortOrder
+  response?: Prisma.SortOrderInput | Prisma.SortOrder
+  servedAt?: Prisma.SortOrderInput | Prisma.SortOrder
 }
 
 export type PaymentWhereUniqueInput = Prisma.AtLeast<{
   id?: string
+  idempotencyKey?: string
   network_reference?: Prisma.PaymentNetworkReferenceCompoundUniqueInput
   AND?: Prisma.PaymentWhereInput | Prisma.PaymentWhereInput[]
   OR?: Prisma.PaymentWhereInput[]
@@ -358,7 +413,12 @@ export type PaymentWhereUniqueInput = Prisma.AtLeast<{
   updatedAt?: Prisma.DateTimeFilter<"Payment"> | Date | string
   optimistic?: Prisma.BoolFilter<"Payment"> | boolean
   settlementPayload?: Prisma.StringNullableFilter<"Payment"> | string | null
-}, "id" | "network_reference">
+  holder?: Prisma.StringNullableFilter<"Payment"> | string | null
+  leaseUntil?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
+  identity?: Prisma.StringNullableFilter<"Payment"> | string | null
+  response?: Prisma.StringNullableFilter<"Payment"> | string | null
+  servedAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
+}, "id" | "idempotencyKey" | "network_reference">
 
 export type PaymentOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -378,6 +438,12 @@ export type PaymentOrderByWithAggregationInput = {
   updatedAt?: Prisma.SortOrder
   optimistic?: Prisma.SortOrder
   settlementPayload?: Prisma.SortOrderInput | Prisma.SortOrder
+  holder?: Prisma.SortOrderInput | Prisma.SortOrder
+  leaseUntil?: Prisma.SortOrderInput | Prisma.SortOrder
+  identity?: Prisma.SortOrderInput | Prisma.SortOrder
+  idempotencyKey?: Prisma.SortOrderInput | Prisma.SortOrder
+  response?: Prisma.SortOrderInput | Prisma.SortOrder
+  servedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.PaymentCountOrderByAggregateInput
   _avg?: Prisma.PaymentAvgOrderByAggregateInput
   _max?: Prisma.PaymentMaxOrderByAggregateInput
@@ -406,6 +472,12 @@ export type PaymentScalarWhereWithAggregatesInput = {
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Payment"> | Date | string
   optimistic?: Prisma.BoolWithAggregatesFilter<"Payment"> | boolean
   settlementPayload?: Prisma.StringNullableWithAggregatesFilter<"Payment"> | string | null
+  holder?: Prisma.StringNullableWithAggregatesFilter<"Payment"> | string | null
+  leaseUntil?: Prisma.DateTimeNullableWithAggregatesFilter<"Payment"> | Date | string | null
+  identity?: Prisma.StringNullableWithAggregatesFilter<"Payment"> | string | null
+  idempotencyKey?: Prisma.StringNullableWithAggregatesFilter<"Payment"> | string | null
+  response?: Prisma.StringNullableWithAggregatesFilter<"Payment"> | string | null
+  servedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Payment"> | Date | string | null
 }
 
 export type PaymentCreateInput = {
@@ -426,6 +498,12 @@ export type PaymentCreateInput = {
   updatedAt?: Date | string
   optimistic?: boolean
   settlementPayload?: string | null
+  holder?: string | null
+  leaseUntil?: Date | string | null
+  identity?: string | null
+  idempotencyKey?: string | null
+  response?: string | null
+  servedAt?: Date | string | null
 }
 
 export type PaymentUncheckedCreateInput = {
@@ -446,6 +524,12 @@ export type PaymentUncheckedCreateInput = {
   updatedAt?: Date | string
   optimistic?: boolean
   settlementPayload?: string | null
+  holder?: string | null
+  leaseUntil?: Date | string | null
+  identity?: string | null
+  idempotencyKey?: string | null
+  response?: string | null
+  servedAt?: Date | string | null
 }
 
 export type PaymentUpdateInput = {
@@ -466,6 +550,12 @@ export type PaymentUpdateInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   optimistic?: Prisma.BoolFieldUpdateOperationsInput | boolean
   settlementPayload?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  identity?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  response?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  servedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type PaymentUncheckedUpdateInput = {
@@ -486,6 +576,12 @@ export type PaymentUncheckedUpdateInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   optimistic?: Prisma.BoolFieldUpdateOperationsInput | boolean
   settlementPayload?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  identity?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  response?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  servedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type PaymentCreateManyInput = {
@@ -506,6 +602,12 @@ export type PaymentCreateManyInput = {
   updatedAt?: Date | string
   optimistic?: boolean
   settlementPayload?: string | null
+  holder?: string | null
+  leaseUntil?: Date | string | null
+  identity?: string | null
+  idempotencyKey?: string | null
+  response?: string | null
+  servedAt?: Date | string | null
 }
 
 export type PaymentUpdateManyMutationInput = {
@@ -526,6 +628,12 @@ export type PaymentUpdateManyMutationInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   optimistic?: Prisma.BoolFieldUpdateOperationsInput | boolean
   settlementPayload?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  identity?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  response?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  servedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type PaymentUncheckedUpdateManyInput = {
@@ -546,6 +654,12 @@ export type PaymentUncheckedUpdateManyInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   optimistic?: Prisma.BoolFieldUpdateOperationsInput | boolean
   settlementPayload?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  identity?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  response?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  servedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type PaymentNetworkReferenceCompoundUniqueInput = {
@@ -571,6 +685,12 @@ export type PaymentCountOrderByAggregateInput = {
   updatedAt?: Prisma.SortOrder
   optimistic?: Prisma.SortOrder
   settlementPayload?: Prisma.SortOrder
+  holder?: Prisma.SortOrder
+  leaseUntil?: Prisma.SortOrder
+  identity?: Prisma.SortOrder
+  idempotencyKey?: Prisma.SortOrder
+  response?: Prisma.SortOrder
+  servedAt?: Prisma.SortOrder
 }
 
 export type PaymentAvgOrderByAggregateInput = {
@@ -595,6 +715,12 @@ export type PaymentMaxOrderByAggregateInput = {
   updatedAt?: Prisma.SortOrder
   optimistic?: Prisma.SortOrder
   settlementPayload?: Prisma.SortOrder
+  holder?: Prisma.SortOrder
+  leaseUntil?: Prisma.SortOrder
+  identity?: Prisma.SortOrder
+  idempotencyKey?: Prisma.SortOrder
+  response?: Prisma.SortOrder
+  servedAt?: Prisma.SortOrder
 }
 
 export type PaymentMinOrderByAggregateInput = {
@@ -615,6 +741,12 @@ export type PaymentMinOrderByAggregateInput = {
   updatedAt?: Prisma.SortOrder
   optimistic?: Prisma.SortOrder
   settlementPayload?: Prisma.SortOrder
+  holder?: Prisma.SortOrder
+  leaseUntil?: Prisma.SortOrder
+  identity?: Prisma.SortOrder
+  idempotencyKey?: Prisma.SortOrder
+  response?: Prisma.SortOrder
+  servedAt?: Prisma.SortOrder
 }
 
 export type PaymentSumOrderByAggregateInput = {
@@ -653,6 +785,12 @@ export type PaymentSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   updatedAt?: boolean
   optimistic?: boolean
   settlementPayload?: boolean
+  holder?: boolean
+  leaseUntil?: boolean
+  identity?: boolean
+  idempotencyKey?: boolean
+  response?: boolean
+  servedAt?: boolean
 }, ExtArgs["result"]["payment"]>
 
 export type PaymentSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -673,6 +811,12 @@ export type PaymentSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   updatedAt?: boolean
   optimistic?: boolean
   settlementPayload?: boolean
+  holder?: boolean
+  leaseUntil?: boolean
+  identity?: boolean
+  idempotencyKey?: boolean
+  response?: boolean
+  servedAt?: boolean
 }, ExtArgs["result"]["payment"]>
 
 export type PaymentSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -693,6 +837,12 @@ export type PaymentSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   updatedAt?: boolean
   optimistic?: boolean
   settlementPayload?: boolean
+  holder?: boolean
+  leaseUntil?: boolean
+  identity?: boolean
+  idempotencyKey?: boolean
+  response?: boolean
+  servedAt?: boolean
 }, ExtArgs["result"]["payment"]>
 
 export type PaymentSelectScalar = {
@@ -713,9 +863,15 @@ export type PaymentSelectScalar = {
   updatedAt?: boolean
   optimistic?: boolean
   settlementPayload?: boolean
+  holder?: boolean
+  leaseUntil?: boolean
+  identity?: boolean
+  idempotencyKey?: boolean
+  response?: boolean
+  servedAt?: boolean
 }
 
-export type PaymentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "scheme" | "network" | "reference" | "payer" | "amountAtomic" | "asset" | "payTo" | "product" | "surface" | "status" | "txHash" | "error" | "createdAt" | "updatedAt" | "optimistic" | "settlementPayload", ExtArgs["result"]["payment"]>
+export type PaymentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "scheme" | "network" | "reference" | "payer" | "amountAtomic" | "asset" | "payTo" | "product" | "surface" | "status" | "txHash" | "error" | "createdAt" | "updatedAt" | "optimistic" | "settlementPayload" | "holder" | "leaseUntil" | "identity" | "idempotencyKey" | "response" | "servedAt", ExtArgs["result"]["payment"]>
 
 export type $PaymentPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "Payment"
@@ -745,6 +901,25 @@ export type $PaymentPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      * its transfer is confirmed so any instance can send the still-valid authorization again.
      */
     settlementPayload: string | null
+    /**
+     * The process holding the payment while it is in flight, and until when (a lease it
+     * renews; lib/payments/leases.ts). A lease run out means its holder is gone.
+     */
+    holder: string | null
+    leaseUntil: Date | null
+    /**
+     * SHA-256 of what the payment is (canonical form and payment identifier).
+     */
+    identity: string | null
+    /**
+     * SHA-256 of its x402 payment-identifier id, if any (never the id itself).
+     */
+    idempotencyKey: string | null
+    /**
+     * The answer sent for it (JSON; secrets sealed, lib/payments/answers.ts) and when.
+     */
+    response: string | null
+    servedAt: Date | null
   }, ExtArgs["result"]["payment"]>
   composites: {}
 }
@@ -1185,6 +1360,12 @@ export interface PaymentFieldRefs {
   readonly updatedAt: Prisma.FieldRef<"Payment", 'DateTime'>
   readonly optimistic: Prisma.FieldRef<"Payment", 'Boolean'>
   readonly settlementPayload: Prisma.FieldRef<"Payment", 'String'>
+  readonly holder: Prisma.FieldRef<"Payment", 'String'>
+  readonly leaseUntil: Prisma.FieldRef<"Payment", 'DateTime'>
+  readonly identity: Prisma.FieldRef<"Payment", 'String'>
+  readonly idempotencyKey: Prisma.FieldRef<"Payment", 'String'>
+  readonly response: Prisma.FieldRef<"Payment", 'String'>
+  readonly servedAt: Prisma.FieldRef<"Payment", 'DateTime'>
 }
     
 
