@@ -23,7 +23,7 @@ import type { CreditsState, Granted, QuotaState, Refused } from "@/lib/access/ou
 import { buildRequirement, PaymentRequiredError, priceFor } from "@/lib/access/payment-required";
 import { consumeKeyCall, lookupKey, nextUtcMidnight } from "@/lib/access/keys";
 import { bundleState, consumeCredits, lookupBundle } from "@/lib/access/bundles";
-import { ApiError, ERROR_CODES, type ErrorCode } from "@/lib/errors";
+import { ApiError, ERROR_CODES, logUnexpected, type ErrorCode } from "@/lib/errors";
 import { authorizePayment, type AuthorizedPayment } from "@/lib/payments/authorize";
 import type { MethodId } from "@/lib/payments/methods/types";
 import { log } from "@/lib/log";
@@ -180,6 +180,17 @@ async function paymentGrant(req: AccessRequest, payload: string): Promise<Grant>
         const s = await paid.settle({ product: req.product.id, surface: req.surface, amountUsd: price, answer: { value, secrets: req.product.secrets ?? [] } });
         return granted({ credential: "x402", method, charged: true, receiptId: s.receiptId, payment: s.response, settlement: s.settlement ?? "confirmed", quota: null, credits: null });
       } catch (err) {
+        // Once settlement started the transfer may have gone out: an error nobody
+        // anticipated is "pending", never "nothing was charged". The payment's lease is
+        // no longer renewed, so presenting it again takes it over and the chain decides.
+        if (!(err instanceof ApiError)) {
+          logUnexpected(err, { product: req.product.id, surface: req.surface, paymentId: paid.paymentId });
+          throw new ApiError(
+            "settlement_pending",
+            `The settlement of this payment failed unexpectedly and its outcome is not known yet; the data was not delivered. Send the same request with the same payment again in a few seconds: you will get the result if it settled, or a definite answer. Payment id ${paid.paymentId}.`,
+            { retryAfterSeconds: 5, extra: { payment_id: paid.paymentId, reason: "outcome_unknown", fault: "unknown" } },
+          );
+        }
         throw await asRefusal(req, err, { method, paymentId: paid.paymentId, reference });
       }
     },

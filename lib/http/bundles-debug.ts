@@ -34,9 +34,15 @@ export async function ledgerReport(): Promise<Record<string, unknown>> {
     p.payment.groupBy({ by: ["status"], _count: { _all: true } }),
     p.accessLog.groupBy({ by: ["credentialKind"], _count: { _all: true } }),
     p.$queryRaw<Array<{ n: bigint }>>`SELECT count(*)::bigint AS n FROM bundles WHERE credits_remaining < 0 OR credits_remaining > credits_total`,
-    p.payment.count({ where: { status: { in: ["pending", "pending_optimistic"] }, createdAt: { lt: new Date(Date.now() - 10 * 60_000) } } }),
+    p.$queryRaw<Array<{ past_lease: bigint; unknown: bigint; landed: bigint }>>`SELECT
+        count(*) FILTER (WHERE status IN ('pending', 'pending_optimistic', 'sent') AND COALESCE(lease_until, updated_at + interval '10 minutes') < now()) AS past_lease,
+        count(*) FILTER (WHERE status = 'unknown') AS unknown,
+        count(*) FILTER (WHERE status = 'landed') AS landed
+      FROM payments WHERE status IN ('pending', 'pending_optimistic', 'sent', 'unknown', 'landed')`,
   ]);
   const bad = Number(anomalies[0]?.n ?? 0n);
+  const pastLease = Number(stalePending[0]?.past_lease ?? 0n);
+  const unknown = Number(stalePending[0]?.unknown ?? 0n);
   return {
     storage: { mode: h.mode, schema: h.schema, data_dir: h.mode === "pglite" ? env().DATA_DIR : null },
     bundles: {
@@ -49,9 +55,15 @@ export async function ledgerReport(): Promise<Record<string, unknown>> {
     payments: Object.fromEntries(payments.map((r) => [r.status, r._count._all])),
     charged_calls: Object.fromEntries(receipts.map((r) => [r.credentialKind, r._count._all])),
     health: {
-      ok: bad === 0,
+      // A payment pending past its holder's lease, or with an outcome still unknown, is one
+      // nobody is finishing: every instance resolves them from the chain within seconds
+      // (lib/payments/recovery.ts), `npm run reconcile` at once.
+      ok: bad === 0 && pastLease === 0 && unknown === 0,
       bundles_out_of_range: bad,
-      payments_pending_over_10_min: stalePending,
+      payments_pending_past_lease: pastLease,
+      payments_outcome_unknown: unknown,
+      /** Transferred on chain and not answered yet (the payer's next presentation is answered). */
+      payments_paid_not_answered: Number(stalePending[0]?.landed ?? 0n),
     },
     ts: new Date().toISOString(),
   };

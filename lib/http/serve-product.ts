@@ -14,6 +14,7 @@ import { baseUrl } from "@/lib/http/base-url";
 import { queryRecord } from "@/lib/http/query";
 import { grantedHeaders, renderRefusal, serverTiming } from "@/lib/http/access-render";
 import { paywallResponse, wantsPaywall } from "@/lib/web/paywall";
+import { failpoint } from "@/lib/failpoints";
 
 /** The HTTP response of a call's result. */
 export function renderCall(result: CallResult, req: Request): Response {
@@ -49,6 +50,7 @@ export async function serveProduct(req: Request, product: AnyProduct): Promise<R
     // A person opening the paid URL in a browser gets the paywall; agents keep the JSON.
     if (result.kind === "refused" && result.refusal.status === 402 && wantsPaywall(req)) return paywallResponse(res, req, product);
     if (result.kind === "refused") res.headers.append("Vary", "Accept");
+    if (result.kind === "granted" && result.outcome.payment) failpoint("before_response");
     return res;
   } catch (err) {
     return errorResponse(err, { product: product.id });

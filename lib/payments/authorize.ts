@@ -18,6 +18,7 @@ import { methodFor, takesOutOfBand, type MethodId, type PaymentMethod } from "@/
 import { AnsweredBefore, paymentSeen } from "@/lib/payments/ledger";
 import { identifierKey, openAnswer, paymentIdentity } from "@/lib/payments/answers";
 import { productById } from "@/lib/catalog/lookup";
+import { startRecovery } from "@/lib/payments/recovery";
 
 export type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
 
@@ -43,6 +44,8 @@ export function paymentIdentifierOf(decoded: DecodedPayment): string | null {
  * name both; neither is learnt when decoding failed.
  */
 export async function authorizePayment(input: PaymentInput, onMethod?: (id: MethodId, reference: string | null) => void): Promise<AuthorizedPayment> {
+  // This instance reconciles payments whose holder died while it serves payments.
+  startRecovery();
   const decoded = decodePayment(input.payload);
   const method = methodFor(decoded);
   const reference = method.reference(decoded);

@@ -54,6 +54,8 @@ export interface LockInput {
   identity?: string | null;
   /** SHA-256 of its x402 payment-identifier id, when it carries one. */
   idempotencyKey?: string | null;
+  /** When it can no longer be used (seconds since the epoch), if known. */
+  expiresAt?: number | null;
 }
 
 /**
@@ -107,10 +109,10 @@ const ASYNC_IF_RESERVED = `CROSS JOIN LATERAL set_config('synchronous_commit', C
 const LOCK_COLUMNS = "l.outcome, l.reserved, l.failed_id, l.failed_tx, l.row_id, l.row_status, l.row_product, l.row_tx, l.row_error, l.row_created, l.response, l.lease_ms";
 /** prisma/migrations/20261126190000_payment_leases_and_answers: the insert (or what the row of a payment seen before says), and the optimistic reservation when asked, in one round trip. */
 export const LOCK = `SELECT ${LOCK_COLUMNS}
-  FROM x402_lock_payment($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13, $14, $15, $16, $17, $18::bigint, $19) l ${ASYNC_IF_RESERVED}`;
+  FROM x402_lock_payment($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13, $14, $15, $16, $17, $18::bigint, $19, $20) l ${ASYNC_IF_RESERVED}`;
 /** The same, and the broadcast's nonce when it reserved. */
 export const LOCK_TAKING_NONCE = `SELECT ${LOCK_COLUMNS}, l.nonce, l.need_fresh, l.wait_ms
-  FROM x402_lock_payment_taking_nonce($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13, $14, $15, $16, $17, $18::bigint, $19, $20, $21::bigint, $22::bigint, $23, $24, $25) l ${ASYNC_IF_RESERVED}`;
+  FROM x402_lock_payment_taking_nonce($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13, $14, $15, $16, $17, $18::bigint, $19, $20, $21, $22::bigint, $23::bigint, $24, $25, $26) l ${ASYNC_IF_RESERVED}`;
 
 /**
  * A nonce of the facilitator key taken in the lock's statement, for the broadcast of an
@@ -280,6 +282,7 @@ async function lockRows(id: string, p: LockInput, optimistic: OptimisticAsk | un
     p.idempotencyKey ?? null,
     optimistic ? usdAtomic(cfg.X402_OPTIMISTIC_SERVICE_CAP_USD) : null,
     cfg.X402_OPTIMISTIC_LOSS_WINDOW_SECONDS,
+    p.expiresAt ?? null,
   ];
   if (!nonce) return h.query<LockRow>(LOCK, params, { name: "payment_lock" });
   return h.query<LockRow>(LOCK_TAKING_NONCE, [...params, ...nonce.args], { name: "payment_lock_nonce" });

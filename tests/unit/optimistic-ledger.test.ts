@@ -192,7 +192,7 @@ for (const mode of modes) {
       const payer = newPayer();
       const args = (cap: bigint | null) => [
         randomBytes(8).toString("hex"), "exact", NETWORK, `${payer}:0x${randomBytes(32).toString("hex")}`, payer, PRICE.toString(), "a", "b", "sentiment", "http",
-        cap?.toString() ?? null, cap ? KEPT : null, 120, "holder", 10, "identity", null, cap ? (10n ** 15n).toString() : null, 3600,
+        cap?.toString() ?? null, cap ? KEPT : null, 120, "holder", 10, "identity", null, cap ? (10n ** 15n).toString() : null, 3600, null,
       ];
       const nonceArgs = [`0x${randomBytes(20).toString("hex")}`, 7, 7, "token", 60, 5];
       /** The statement in a transaction rolled back afterwards: its answer, and the commit mode it left for its transaction. */

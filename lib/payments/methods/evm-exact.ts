@@ -5,7 +5,7 @@
  * settlement and the on-chain outcome are delegated to lib/payments/x402/facilitator.ts
  * and the shared life cycle of lib/payments/x402/hold.ts.
  */
-import type { PaymentRequirements } from "@x402/core/types";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { env } from "@/lib/config/env";
 import { usdLabel, usdToAtomic } from "@/lib/payments/price";
 import { checkExactEvm, resourceInfo, toFacilitatorPayload, type DecodedPayment } from "@/lib/payments/x402/codec";
@@ -14,7 +14,7 @@ import { holdPayment } from "@/lib/payments/x402/hold";
 import { evmFacts } from "@/lib/payments/methods/facts";
 import { evmRefusal, evmSettleRefusal } from "@/lib/payments/x402/evm-reasons";
 import type { PaymentInput } from "@/lib/payments/types";
-import type { PaymentMethod } from "@/lib/payments/methods/types";
+import type { LedgerRow, PaymentMethod, RowOutcome } from "@/lib/payments/methods/types";
 
 /** An authorization must stay valid long enough to be settled after the handler ran. */
 const MAX_TIMEOUT_SECONDS = 120;
@@ -70,6 +70,7 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput) {
       surface: input.surface,
       identity: input.identity,
       idempotencyKey: input.idempotencyKey,
+      expiresAt: Number(auth.authorization.validBefore),
     },
     payer: from,
     identifier: input.identifier,
@@ -86,6 +87,24 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput) {
   });
 }
 
+/** How long after an authorization's validBefore an unused one is taken as void for good (block timestamps trail the clock). */
+const EXPIRY_MARGIN_SECONDS = 60;
+
+/**
+ * The chain's word on a payment known by its row: the authorization's state and, when
+ * used, whether that transaction paid us (payer:nonce is the reference; recipient and
+ * amount are the row's; the signature is not needed to read it).
+ */
+async function rowOutcome(row: LedgerRow): Promise<RowOutcome | null> {
+  const [from, nonce] = row.reference.split(":");
+  if (!from || !nonce) return null;
+  const payload = { payload: { authorization: { from, to: row.payTo, value: row.amountAtomic.toString(), nonce } } } as unknown as PaymentPayload;
+  const req = { asset: row.asset, payTo: row.payTo, amount: row.amountAtomic.toString(), network: env().X402_NETWORK } as PaymentRequirements;
+  const out = await evmAuthorizationOutcome(payload, req).catch(() => null);
+  if (!out || out.kind !== "unused") return out;
+  return row.expiresAt !== null && row.expiresAt + EXPIRY_MARGIN_SECONDS < Date.now() / 1000 ? { kind: "expired" } : { kind: "unused" };
+}
+
 /** The EVM method as configured now. */
 export function evmExactMethod(): PaymentMethod {
   const cfg = env();
@@ -98,6 +117,7 @@ export function evmExactMethod(): PaymentMethod {
     canonical,
     authorize,
     outcome: evmAuthorizationOutcome,
+    rowOutcome,
     discoveryOffer: (priceUsd) => ({
       intent: "charge",
       method: "evm",

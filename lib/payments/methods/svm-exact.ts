@@ -18,7 +18,7 @@ import { usdLabel, usdToAtomic } from "@/lib/payments/price";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
 import { svmMode, svmNetwork } from "@/lib/payments/svm/config";
-import { settleSvm, svmFeePayer, svmTransactionState, verifySvm, type SvmVerify } from "@/lib/payments/svm/facilitator";
+import { settleSvm, svmFeePayer, svmFeePayerSignature, svmSignatureOutcome, svmTransactionState, verifySvm, type SvmVerify } from "@/lib/payments/svm/facilitator";
 import { holdPayment } from "@/lib/payments/x402/hold";
 import { readSvmPayment, type SvmPaymentTx } from "@/lib/payments/svm/transaction";
 import type { PaymentMethod } from "@/lib/payments/methods/types";
@@ -29,6 +29,9 @@ import { svmFacts } from "@/lib/payments/methods/facts";
  * settled within that, so the requirement does not promise more.
  */
 const MAX_TIMEOUT_SECONDS = 60;
+
+/** Longer than any blockhash stays valid (about 150 slots of 0.4-0.6 s): a transaction not landed by then never will. */
+const BLOCKHASH_REACH_SECONDS = 120;
 
 /** Whether this configuration takes Solana payments (the fee payer may still be unknown). */
 export function svmConfigured(): boolean {
@@ -119,6 +122,8 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput): Promise<
       surface: input.surface,
       identity: input.identity,
       idempotencyKey: input.idempotencyKey,
+      // A blockhash reaches about 150 slots (60-90 s): past this the transaction can never land.
+      expiresAt: Math.floor(Date.now() / 1000) + BLOCKHASH_REACH_SECONDS,
     },
     payer,
     identifier: input.identifier,
@@ -133,6 +138,8 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput): Promise<
     // @x402/svm answers a send that failed without an answer (timeout, connection) as
     // transaction_failed with no signature: the transaction may have reached the cluster.
     mayLand: (s) => !s.transaction && (s.errorReason ?? "").endsWith("transaction_failed"),
+    // In process, the transaction's id is known before it is sent: recorded first.
+    sentId: () => svmFeePayerSignature(tx.tx),
     refusal: (v) => refusal(v, req, tx),
   });
 }
@@ -156,6 +163,15 @@ export function svmExactMethod(): PaymentMethod {
       return shape.success ? `svm:${shape.data.transaction}` : null;
     },
     authorize,
+    // Known by the transaction's id once recorded (in-process, before it is sent).
+    rowOutcome: async (row) => {
+      if (!row.txHash) return null;
+      const state = await svmSignatureOutcome(row.txHash, row.expiresAt);
+      if (state === "landed") return { kind: "transferred", transaction: row.txHash };
+      if (state === "failed") return { kind: "void" };
+      if (state === "expired") return { kind: "expired" };
+      return state === "absent" ? { kind: "unused" } : null;
+    },
     discoveryOffer: (priceUsd) => ({
       intent: "charge",
       method: "svm",

@@ -85,6 +85,12 @@ export interface PaymentMethod {
   canonical(decoded: DecodedPayment): string | null;
   /** Check against the exact requirement, lock the reference (replay guard), verify; settle/release later. */
   authorize(decoded: DecodedPayment, input: PaymentInput): Promise<AuthorizedPayment>;
+  /**
+   * What the chain did with a payment known only by its ledger row (reconciliation of a
+   * payment whose holder died, lib/payments/recovery.ts); null when the chain gives no
+   * clear answer or the row does not say enough.
+   */
+  rowOutcome?(row: LedgerRow): Promise<RowOutcome | null>;
   /** Reads a payment's outcome on chain, for recovery after an unknown settlement (networks that can tell). */
   outcome?(payload: PaymentPayload, req: PaymentRequirements): Promise<PaymentOutcome>;
   /** The spec 2.3 offer entry for a price (discovery); null for methods outside `accepts[]`. */
@@ -92,3 +98,23 @@ export interface PaymentMethod {
   /** Facts for documents written for people. */
   facts(): MethodFacts;
 }
+
+/** What reconciliation knows of a payment: its ledger row. */
+export interface LedgerRow {
+  reference: string;
+  payer: string | null;
+  payTo: string;
+  asset: string;
+  amountAtomic: bigint;
+  /** The transaction it was (or is being) settled with, when recorded. */
+  txHash: string | null;
+  /** When it can no longer be used (seconds since the epoch), if known. */
+  expiresAt: number | null;
+}
+
+/**
+ * The chain's word on a payment: transferred (to us, exactly), void (used elsewhere,
+ * cancelled, or failed on chain), expired (never transferred and no longer usable), or
+ * unused (never transferred, still usable).
+ */
+export type RowOutcome = { kind: "transferred"; transaction: string | null } | { kind: "void" } | { kind: "expired" } | { kind: "unused" };

@@ -22,7 +22,7 @@ import type { DecodedPayment } from "@/lib/payments/x402/codec";
 import { xlmOffer, xlmUsdRate, type XlmOffer } from "@/lib/payments/xlm/quote";
 import { XLM_SCHEME, stellarNetworkId, xlmFacts } from "@/lib/payments/methods/facts";
 import { verifyXlmPayment, xlmPaymentHash } from "@/lib/payments/xlm/verify";
-import { settleXlmPayment } from "@/lib/payments/xlm/settle";
+import { settleXlmPayment, xlmPaymentOutcome } from "@/lib/payments/xlm/settle";
 import type { PaymentMethod, PriceContext } from "@/lib/payments/methods/types";
 
 /** How long the rate of the last quote may be reused when a refusal must not fetch one. */
@@ -59,6 +59,7 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput): Promise<
     surface: input.surface,
     identity: input.identity,
     idempotencyKey: input.idempotencyKey,
+    expiresAt: v.maxTime,
   });
   return {
     kind: "xlm",
@@ -124,6 +125,12 @@ export function xlmMemoMethod(): PaymentMethod {
       return h ? `xlm:${h}` : null;
     },
     authorize,
+    // The inner transaction's hash is the reference: Horizon says whether it was applied.
+    rowOutcome: async (row) => {
+      const out = await xlmPaymentOutcome(row.reference, row.expiresAt);
+      if (!out) return null;
+      return out.kind === "transferred" ? { kind: "transferred", transaction: out.transaction } : { kind: out.kind };
+    },
     discoveryOffer: () => null,
     facts: xlmFacts,
   };

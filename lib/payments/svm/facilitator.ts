@@ -95,6 +95,40 @@ export function settleSvm(payload: PaymentPayload, req: PaymentRequirements): Pr
 }
 
 /**
+ * The id the payment's transaction will have once the in-process facilitator adds its
+ * signature (its fee payer's, deterministic for these message bytes), or null with a
+ * remote facilitator: recorded before the transaction is sent, so reconciliation can
+ * look it up whatever happens to the process sending it.
+ */
+export async function svmFeePayerSignature(tx: Transaction): Promise<string | null> {
+  const key = svmMode() === "local" ? localFeePayer() : null;
+  if (!key) return null;
+  const signer = await createKeyPairSignerFromBytes(key.bytes);
+  return getBase58Decoder().decode(await signBytes(signer.keyPair.privateKey, tx.messageBytes));
+}
+
+/**
+ * What the cluster did with transaction `signature` (reconciliation, without the
+ * transaction): landed, failed, or not seen; `expired` when not seen and `expiresAt`
+ * (seconds) is past, so its blockhash can no longer be used; null without a clear answer.
+ */
+export async function svmSignatureOutcome(signature: string, expiresAt: number | null): Promise<"landed" | "failed" | "absent" | "expired" | null> {
+  const rpcUrl = env().SOLANA_RPC_URL;
+  if (!rpcUrl) return null;
+  try {
+    const { value } = await rpcWithTimeout(rpcUrl).getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send();
+    const status = value[0];
+    if (status) {
+      if (status.err) return "failed";
+      return status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized" ? "landed" : null;
+    }
+    return expiresAt !== null && expiresAt < Date.now() / 1000 ? "expired" : "absent";
+  } catch {
+    return null;
+  }
+}
+
+/**
  * What the ledger says about a payment transaction: "landed" (executed successfully and
  * confirmed), "failed" (executed and failed, or it can never land because its blockhash
  * expired), "absent" (not seen and still able to land). Throws when it cannot tell (no

@@ -20,6 +20,7 @@ import type { AuthorizedPayment, ReceiptFields, SettlementMode } from "@/lib/pay
 import { confirmBroadcast, forgetLock, lockPayment, markExpired, markFailed, markSent, markUnknown, recordSettlement, releaseLock, replaceBroadcastTx, unrecordBroadcast, type LockInput, type PaymentLock } from "@/lib/payments/ledger";
 import { answerToKeep } from "@/lib/payments/answers";
 import { releaseLease } from "@/lib/payments/leases";
+import { failpoint } from "@/lib/failpoints";
 import { withBeforeSend } from "@/lib/payments/x402/chain-call";
 import { FacilitatorError, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
 import { NotSentError, SettlementUnknownError } from "@/lib/payments/x402/evm-local";
@@ -74,6 +75,12 @@ export interface HoldInput {
   expired?(): boolean;
   /** The payment's x402 payment-identifier id, if any (seals the kept answer's secrets). */
   identifier?: string | null;
+  /**
+   * The id its settlement transaction will have, when known before it is sent (Solana
+   * in-process: the fee payer's deterministic signature): recorded first ("sent"), as an
+   * EVM transaction's hash is through the sender's hook.
+   */
+  sentId?(): Promise<string | null>;
 }
 
 export function unavailable(message: string): ApiError {
@@ -178,6 +185,7 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
     await releaseLock(lock);
     throw err;
   }
+  failpoint("after_lock");
   if (mode === "optimistic") return grant(o, lock, () => broadcastWithFacilitator(o.payload, o.req, ahead), ahead);
   const known = lock.reclaimed?.txHash;
   if (known && o.txState && o.confirm) return grant(o, lock, () => settleTakenOver(o, known));
@@ -307,6 +315,14 @@ async function settleHeld(
   try {
     // Confirmed mode: the row records each transaction before it goes out ("sent"), so
     // whoever takes the payment over after a crash waits for it instead of sending again.
+    if (!ahead && o.sentId) {
+      const id = await o.sentId().catch(() => null);
+      if (id) {
+        await markSent(lock, id).catch((err: unknown) => {
+          throw new NotSentError(`the payment's record could not be written before sending (${(err as Error).message})`, "ledger_unavailable", err);
+        });
+      }
+    }
     s = ahead ? await settle() : await withBeforeSend((hash) => markSent(lock, hash), settle);
   } catch (err) {
     await early.undo();
@@ -352,6 +368,7 @@ async function settleHeld(
       });
     }
   }
+  failpoint("after_inclusion");
   // The answer is what was kept: the early record's payer, or the settlement's.
   const who = early.started ? o.payer : s.payer || o.payer;
   const settlement: SettlementMode = early.started || s.broadcast ? "optimistic" : "confirmed";
@@ -371,6 +388,7 @@ async function settleHeld(
       log.error("payment.record_failed", { paymentId: lock.id, network: s.network, transaction: s.transaction, message: (err as Error).message });
     }
   }
+  failpoint("after_record");
   // Optimistic mode: delivered now, the transfer is confirmed after the response.
   if (s.broadcast) confirmLater(lock.id, o.payload, o.req, s.transaction);
   return {

@@ -32,6 +32,7 @@ import { postJson } from "@/lib/payments/x402/rpc-http";
 import { isWsUrl, wsRpc } from "@/lib/payments/x402/rpc-ws";
 import { gapWait, isAlreadyKnown, isNonceGap, isNonceUsed, SharedNonces, type Lease } from "@/lib/payments/x402/nonces";
 import { SendAhead, type OutgoingTx, type Prepared } from "@/lib/payments/x402/send-ahead";
+import { failpoint } from "@/lib/failpoints";
 import { brand } from "@/lib/errors/brand";
 
 export type { OutgoingTx } from "@/lib/payments/x402/send-ahead";
@@ -362,6 +363,7 @@ export class KeySender {
       if (d.kind === "accepted") {
         this.lastSendAt = Date.now();
         this.keep(hash, raw);
+        if (!given) failpoint("after_broadcast");
         // Fees and nonces for the next transaction signed ahead, read after this call's
         // answer has gone out rather than during the next one's verification.
         if (ahead) setTimeout(() => this.prepare(), 20).unref();

@@ -160,3 +160,20 @@ export async function settleXlmPayment(v: VerifiedXlm): Promise<XlmSettlement> {
     await new Promise((r) => setTimeout(r, POLL_INTERVAL_MS));
   }
 }
+
+/**
+ * What the network did with payment `innerHash` (reconciliation, without the envelope):
+ * applied (successfully: "transferred"; failed: "void"), or not applied and past its
+ * `maxTime` by a closed ledger ("expired": it can never be), or still able to be applied
+ * ("unused"); null when Horizon gave no clear answer.
+ */
+export async function xlmPaymentOutcome(innerHash: string, maxTime: number | null): Promise<{ kind: "transferred"; transaction: string } | { kind: "void" | "expired" | "unused" } | null> {
+  const timeout = env().PAYMENT_TIMEOUT_MS;
+  const found = await lookup(innerHash, timeout);
+  if ("error" in found) return null;
+  if (found.found) return found.successful ? { kind: "transferred", transaction: found.hash } : { kind: "void" };
+  if (maxTime === null) return { kind: "unused" };
+  const closed = await latestLedgerClose(timeout);
+  if (closed === null) return null;
+  return closed > maxTime ? { kind: "expired" } : { kind: "unused" };
+}

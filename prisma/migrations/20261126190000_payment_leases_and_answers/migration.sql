@@ -12,7 +12,11 @@
 --   payer's secret that seals the bundle token kept in the answer).
 -- response, served_at: the answer (the product's output and the receipt; secrets sealed)
 --   and when it was stored, written in the same statement as the settlement's record.
+-- expires_at: when the payment can no longer be used (an EIP-3009 authorization's
+--   validBefore, a Stellar transaction's maxTime, a Solana blockhash's reach): a payment
+--   never transferred is void after it, which reconciliation reads from the chain.
 ALTER TABLE "payments" ADD COLUMN "holder" TEXT,
+ADD COLUMN "expires_at" TIMESTAMPTZ(3),
 ADD COLUMN "lease_until" TIMESTAMPTZ(3),
 ADD COLUMN "identity" TEXT,
 ADD COLUMN "idempotency_key" TEXT,
@@ -65,7 +69,7 @@ CREATE FUNCTION "x402_lock_payment"(
   p_asset TEXT, p_pay_to TEXT, p_product TEXT, p_surface TEXT,
   p_cap BIGINT, p_payload TEXT, p_reservation_seconds DOUBLE PRECISION,
   p_holder TEXT, p_lease_seconds DOUBLE PRECISION, p_identity TEXT, p_idem TEXT,
-  p_service_cap BIGINT, p_loss_window_seconds DOUBLE PRECISION
+  p_service_cap BIGINT, p_loss_window_seconds DOUBLE PRECISION, p_expires_at DOUBLE PRECISION
 ) RETURNS TABLE (
   outcome TEXT, reserved BOOLEAN, failed_id TEXT, failed_tx TEXT,
   row_id TEXT, row_status TEXT, row_product TEXT, row_tx TEXT, row_error TEXT, row_created DOUBLE PRECISION,
@@ -109,10 +113,10 @@ BEGIN
   failed_id := v_failed_id;
   failed_tx := v_failed_tx;
   INSERT INTO "payments" (id, scheme, network, reference, payer, amount_atomic, asset, pay_to, product, surface, status,
-                          optimistic, settlement_payload, updated_at, holder, lease_until, identity, idempotency_key)
+                          optimistic, settlement_payload, updated_at, holder, lease_until, identity, idempotency_key, expires_at)
   VALUES (p_id, p_scheme, p_network, p_reference, p_payer, p_amount, p_asset, p_pay_to, p_product, p_surface,
           CASE WHEN v_room THEN 'pending_optimistic' ELSE 'pending' END, v_room, CASE WHEN v_room THEN p_payload END, now(),
-          p_holder, now() + make_interval(secs => p_lease_seconds), p_identity, p_idem)
+          p_holder, now() + make_interval(secs => p_lease_seconds), p_identity, p_idem, to_timestamp(p_expires_at))
   ON CONFLICT DO NOTHING;
   IF FOUND THEN
     outcome := 'locked';
@@ -162,7 +166,7 @@ CREATE FUNCTION "x402_lock_payment_taking_nonce"(
   p_asset TEXT, p_pay_to TEXT, p_product TEXT, p_surface TEXT,
   p_cap BIGINT, p_payload TEXT, p_reservation_seconds DOUBLE PRECISION,
   p_holder TEXT, p_lease_seconds DOUBLE PRECISION, p_identity TEXT, p_idem TEXT,
-  p_service_cap BIGINT, p_loss_window_seconds DOUBLE PRECISION,
+  p_service_cap BIGINT, p_loss_window_seconds DOUBLE PRECISION, p_expires_at DOUBLE PRECISION,
   p_address TEXT, p_pending BIGINT, p_latest BIGINT, p_token TEXT,
   p_expiry_seconds DOUBLE PRECISION, p_grace_seconds DOUBLE PRECISION
 ) RETURNS TABLE (
@@ -177,7 +181,7 @@ BEGIN
     INTO outcome, reserved, failed_id, failed_tx, row_id, row_status, row_product, row_tx, row_error, row_created, response, lease_ms
     FROM "x402_lock_payment"(p_id, p_scheme, p_network, p_reference, p_payer, p_amount, p_asset, p_pay_to,
                              p_product, p_surface, p_cap, p_payload, p_reservation_seconds,
-                             p_holder, p_lease_seconds, p_identity, p_idem, p_service_cap, p_loss_window_seconds) l;
+                             p_holder, p_lease_seconds, p_identity, p_idem, p_service_cap, p_loss_window_seconds, p_expires_at) l;
   IF reserved THEN
     SELECT t.nonce, t.need_fresh, t.wait_ms INTO nonce, need_fresh, wait_ms
       FROM "evm_take_nonce"(p_address, p_pending, p_latest, false, p_token, p_expiry_seconds, p_grace_seconds, false) t;

@@ -1106,7 +1106,8 @@ export const PaymentScalarFieldEnum = {
   identity: 'identity',
   idempotencyKey: 'idempotencyKey',
   response: 'response',
-  servedAt: 'servedAt'
+  servedAt: 'servedAt',
+  expiresAt: 'expiresAt'
 } as const
 
 export type PaymentScalarFieldEnum = (typeof PaymentScalarFieldEnum)[keyof typeof PaymentScalarFieldEnum]

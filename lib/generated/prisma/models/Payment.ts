@@ -60,6 +60,7 @@ export type PaymentMinAggregateOutputType = {
   idempotencyKey: string | null
   response: string | null
   servedAt: Date | null
+  expiresAt: Date | null
 }
 
 export type PaymentMaxAggregateOutputType = {
@@ -86,6 +87,7 @@ export type PaymentMaxAggregateOutputType = {
   idempotencyKey: string | null
   response: string | null
   servedAt: Date | null
+  expiresAt: Date | null
 }
 
 export type PaymentCountAggregateOutputType = {
@@ -112,6 +114,7 @@ export type PaymentCountAggregateOutputType = {
   idempotencyKey: number
   response: number
   servedAt: number
+  expiresAt: number
   _all: number
 }
 
@@ -148,6 +151,7 @@ export type PaymentMinAggregateInputType = {
   idempotencyKey?: true
   response?: true
   servedAt?: true
+  expiresAt?: true
 }
 
 export type PaymentMaxAggregateInputType = {
@@ -174,6 +178,7 @@ export type PaymentMaxAggregateInputType = {
   idempotencyKey?: true
   response?: true
   servedAt?: true
+  expiresAt?: true
 }
 
 export type PaymentCountAggregateInputType = {
@@ -200,6 +205,7 @@ export type PaymentCountAggregateInputType = {
   idempotencyKey?: true
   response?: true
   servedAt?: true
+  expiresAt?: true
   _all?: true
 }
 
@@ -313,6 +319,7 @@ export type PaymentGroupByOutputType = {
   idempotencyKey: string | null
   response: string | null
   servedAt: Date | null
+  expiresAt: Date | null
   _count: PaymentCountAggregateOutputType | null
   _avg: PaymentAvgAggregateOutputType | null
   _sum: PaymentSumAggregateOutputType | null
@@ -362,6 +369,7 @@ export type PaymentWhereInput = {
   idempotencyKey?: Prisma.StringNullableFilter<"Payment"> | string | null
   response?: Prisma.StringNullableFilter<"Payment"> | string | null
   servedAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
+  expiresAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
 }
 
 export type PaymentOrderByWithRelationInput = {
@@ -388,6 +396,7 @@ export type PaymentOrderByWithRelationInput = {
   idempotencyKey?: Prisma.SortOrderInput | Prisma.SortOrder
   response?: Prisma.SortOrderInput | Prisma.SortOrder
   servedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  expiresAt?: Prisma.SortOrderInput | Prisma.SortOrder
 }
 
 export type PaymentWhereUniqueInput = Prisma.AtLeast<{
@@ -418,6 +427,7 @@ export type PaymentWhereUniqueInput = Prisma.AtLeast<{
   identity?: Prisma.StringNullableFilter<"Payment"> | string | null
   response?: Prisma.StringNullableFilter<"Payment"> | string | null
   servedAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
+  expiresAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
 }, "id" | "idempotencyKey" | "network_reference">
 
 export type PaymentOrderByWithAggregationInput = {
@@ -444,6 +454,7 @@ export type PaymentOrderByWithAggregationInput = {
   idempotencyKey?: Prisma.SortOrderInput | Prisma.SortOrder
   response?: Prisma.SortOrderInput | Prisma.SortOrder
   servedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  expiresAt?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.PaymentCountOrderByAggregateInput
   _avg?: Prisma.PaymentAvgOrderByAggregateInput
   _max?: Prisma.PaymentMaxOrderByAggregateInput
@@ -478,6 +489,7 @@ export type PaymentScalarWhereWithAggregatesInput = {
   idempotencyKey?: Prisma.StringNullableWithAggregatesFilter<"Payment"> | string | null
   response?: Prisma.StringNullableWithAggregatesFilter<"Payment"> | string | null
   servedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Payment"> | Date | string | null
+  expiresAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Payment"> | Date | string | null
 }
 
 export type PaymentCreateInput = {
@@ -504,6 +516,7 @@ export type PaymentCreateInput = {
   idempotencyKey?: string | null
   response?: string | null
   servedAt?: Date | string | null
+  expiresAt?: Date | string | null
 }
 
 export type PaymentUncheckedCreateInput = {
@@ -530,6 +543,7 @@ export type PaymentUncheckedCreateInput = {
   idempotencyKey?: string | null
   response?: string | null
   servedAt?: Date | string | null
+  expiresAt?: Date | string | null
 }
 
 export type PaymentUpdateInput = {
@@ -556,6 +570,7 @@ export type PaymentUpdateInput = {
   idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   response?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   servedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type PaymentUncheckedUpdateInput = {
@@ -582,6 +597,7 @@ export type PaymentUncheckedUpdateInput = {
   idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   response?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   servedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type PaymentCreateManyInput = {
@@ -608,6 +624,7 @@ export type PaymentCreateManyInput = {
   idempotencyKey?: string | null
   response?: string | null
   servedAt?: Date | string | null
+  expiresAt?: Date | string | null
 }
 
 export type PaymentUpdateManyMutationInput = {
@@ -634,6 +651,7 @@ export type PaymentUpdateManyMutationInput = {
   idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   response?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   servedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type PaymentUncheckedUpdateManyInput = {
@@ -660,6 +678,7 @@ export type PaymentUncheckedUpdateManyInput = {
   idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   response?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   servedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type PaymentNetworkReferenceCompoundUniqueInput = {
@@ -691,6 +710,7 @@ export type PaymentCountOrderByAggregateInput = {
   idempotencyKey?: Prisma.SortOrder
   response?: Prisma.SortOrder
   servedAt?: Prisma.SortOrder
+  expiresAt?: Prisma.SortOrder
 }
 
 export type PaymentAvgOrderByAggregateInput = {
@@ -721,6 +741,7 @@ export type PaymentMaxOrderByAggregateInput = {
   idempotencyKey?: Prisma.SortOrder
   response?: Prisma.SortOrder
   servedAt?: Prisma.SortOrder
+  expiresAt?: Prisma.SortOrder
 }
 
 export type PaymentMinOrderByAggregateInput = {
@@ -747,6 +768,7 @@ export type PaymentMinOrderByAggregateInput = {
   idempotencyKey?: Prisma.SortOrder
   response?: Prisma.SortOrder
   servedAt?: Prisma.SortOrder
+  expiresAt?: Prisma.SortOrder
 }
 
 export type PaymentSumOrderByAggregateInput = {
@@ -791,6 +813,7 @@ export type PaymentSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   idempotencyKey?: boolean
   response?: boolean
   servedAt?: boolean
+  expiresAt?: boolean
 }, ExtArgs["result"]["payment"]>
 
 export type PaymentSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -817,6 +840,7 @@ export type PaymentSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   idempotencyKey?: boolean
   response?: boolean
   servedAt?: boolean
+  expiresAt?: boolean
 }, ExtArgs["result"]["payment"]>
 
 export type PaymentSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -843,6 +867,7 @@ export type PaymentSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   idempotencyKey?: boolean
   response?: boolean
   servedAt?: boolean
+  expiresAt?: boolean
 }, ExtArgs["result"]["payment"]>
 
 export type PaymentSelectScalar = {
@@ -869,9 +894,10 @@ export type PaymentSelectScalar = {
   idempotencyKey?: boolean
   response?: boolean
   servedAt?: boolean
+  expiresAt?: boolean
 }
 
-export type PaymentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "scheme" | "network" | "reference" | "payer" | "amountAtomic" | "asset" | "payTo" | "product" | "surface" | "status" | "txHash" | "error" | "createdAt" | "updatedAt" | "optimistic" | "settlementPayload" | "holder" | "leaseUntil" | "identity" | "idempotencyKey" | "response" | "servedAt", ExtArgs["result"]["payment"]>
+export type PaymentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "scheme" | "network" | "reference" | "payer" | "amountAtomic" | "asset" | "payTo" | "product" | "surface" | "status" | "txHash" | "error" | "createdAt" | "updatedAt" | "optimistic" | "settlementPayload" | "holder" | "leaseUntil" | "identity" | "idempotencyKey" | "response" | "servedAt" | "expiresAt", ExtArgs["result"]["payment"]>
 
 export type $PaymentPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "Payment"
@@ -920,6 +946,10 @@ export type $PaymentPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      */
     response: string | null
     servedAt: Date | null
+    /**
+     * When the payment can no longer be used (authorization validBefore, transaction maxTime, blockhash reach).
+     */
+    expiresAt: Date | null
   }, ExtArgs["result"]["payment"]>
   composites: {}
 }
@@ -1366,6 +1396,7 @@ export interface PaymentFieldRefs {
   readonly idempotencyKey: Prisma.FieldRef<"Payment", 'String'>
   readonly response: Prisma.FieldRef<"Payment", 'String'>
   readonly servedAt: Prisma.FieldRef<"Payment", 'DateTime'>
+  readonly expiresAt: Prisma.FieldRef<"Payment", 'DateTime'>
 }
     
 

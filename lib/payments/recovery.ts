@@ -1,0 +1,116 @@
+/**
+ * Payments nobody is finishing, resolved from the chain: rows in flight whose holder's
+ * lease ran out (its process died, or lost the database at its last step) and rows whose
+ * settlement outcome was left "unknown". Each method reads the chain's word from the row
+ * alone (PaymentMethod.rowOutcome: EVM by payer and nonce, Solana by the transaction id
+ * recorded before sending, XLM by the transaction hash):
+ *
+ * - transferred → "landed": the payer was charged and has no answer yet; the same payment
+ *   presented again (any instance) is taken over and answered, charged once;
+ * - void (used elsewhere, cancelled, failed on chain) → "failed";
+ * - never transferred and no longer usable → "expired": nothing was charged, for good;
+ * - never transferred and still usable, or no clear answer → left as it is, for the
+ *   payer's next presentation or a later pass.
+ *
+ * Every instance runs a pass every few seconds while it serves payments; `npm run
+ * reconcile` runs one now and prints what it did. Rows are claimed with this process's
+ * lease (FOR UPDATE SKIP LOCKED), so passes on several instances, and a presentation of
+ * the same payment, never work on one row at once; a verdict is written only while the
+ * row is still this pass's.
+ */
+import { getDbHandle } from "@/lib/db/client";
+import { log } from "@/lib/log";
+import { peekProcessState, processState } from "@/lib/process-state";
+import { leaseHolder, leaseSeconds } from "@/lib/payments/leases";
+import { paymentMethods } from "@/lib/payments/methods/registry";
+import type { PaymentMethod, RowOutcome } from "@/lib/payments/methods/types";
+
+/** How long an "unknown" row is left to its payer's next presentation before a pass asks the chain. */
+const UNKNOWN_GRACE_SECONDS = 30;
+/** How often each instance makes a pass while it serves payments. */
+const PASS_MS = 10_000;
+
+export interface Resolution {
+  paymentId: string;
+  network: string;
+  reference: string;
+  /** The row's status before. */
+  was: string;
+  /** What it is now: landed, failed, expired, or unchanged (still usable, or no clear answer). */
+  now: "landed" | "failed" | "expired" | "unchanged";
+  detail: string;
+}
+
+type Row = { id: string; network: string; reference: string; payer: string | null; pay_to: string; asset: string; amount_atomic: string; tx_hash: string | null; status: string; expires_at: number | null };
+
+function methodOf(network: string): PaymentMethod | null {
+  return paymentMethods().find((m) => m.facts().network === network) ?? null;
+}
+
+/**
+ * One pass: claims up to `limit` payments nobody is finishing and resolves each from the
+ * chain. `all`: every such row, however recent its "unknown" outcome (the operator's
+ * command); otherwise those left unknown for UNKNOWN_GRACE_SECONDS.
+ */
+export async function resolveAbandoned(opts: { limit?: number; all?: boolean } = {}): Promise<Resolution[]> {
+  const h = await getDbHandle();
+  const rows = await h.query<Row>(
+    `UPDATE payments SET holder = $1, lease_until = now() + make_interval(secs => $2::double precision) WHERE id IN (
+       SELECT id FROM payments
+        WHERE (status IN ('pending', 'pending_optimistic', 'sent') AND COALESCE(lease_until, updated_at + interval '10 minutes') < now())
+           OR (status = 'unknown' AND updated_at < now() - make_interval(secs => $3::double precision))
+        ORDER BY updated_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+     RETURNING id, network, reference, payer, pay_to, asset, amount_atomic::text, tx_hash, status, extract(epoch FROM expires_at)::float8 AS expires_at`,
+    [leaseHolder(), leaseSeconds(), opts.all ? 0 : UNKNOWN_GRACE_SECONDS, opts.limit ?? 50],
+  );
+  const out: Resolution[] = [];
+  for (const r of rows) out.push(await resolveRow(r));
+  return out;
+}
+
+async function resolveRow(r: Row): Promise<Resolution> {
+  const base = { paymentId: r.id, network: r.network, reference: r.reference, was: r.status };
+  const m = methodOf(r.network);
+  let outcome: RowOutcome | null = null;
+  try {
+    outcome = m?.rowOutcome ? await m.rowOutcome({ reference: r.reference, payer: r.payer, payTo: r.pay_to, asset: r.asset, amountAtomic: BigInt(r.amount_atomic), txHash: r.tx_hash, expiresAt: r.expires_at }) : null;
+  } catch (err) {
+    log.warn("payment.reconcile_unreadable", { paymentId: r.id, network: r.network, message: (err as Error).message });
+  }
+  const verdict = outcome?.kind === "transferred" ? "landed" : outcome?.kind === "void" ? "failed" : outcome?.kind === "expired" ? "expired" : null;
+  const h = await getDbHandle();
+  if (!verdict) {
+    // Still usable, or the chain could not tell: free again at once for its payer.
+    await h.query(`UPDATE payments SET lease_until = now() WHERE id = $1 AND holder = $2 AND status = $3`, [r.id, leaseHolder(), r.status]);
+    return { ...base, now: "unchanged", detail: !m ? "no payment method for its network on this instance" : outcome ? `never transferred, still usable until it expires` : "the chain gave no clear answer" };
+  }
+  const tx = outcome?.kind === "transferred" ? (outcome.transaction ?? r.tx_hash) : r.tx_hash;
+  const error = verdict === "landed" ? null : verdict === "failed" ? "used elsewhere, cancelled or failed on chain (reconciled)" : "expired unused (reconciled)";
+  const done = await h.query<{ id: string }>(
+    `UPDATE payments SET status = $3, tx_hash = COALESCE($4, tx_hash), error = $5, optimistic = false, settlement_payload = NULL, lease_until = now(), updated_at = now()
+      WHERE id = $1 AND holder = $2 AND status = $6 RETURNING id`,
+    [r.id, leaseHolder(), verdict, tx, error, r.status],
+  );
+  if (!done.length) return { ...base, now: "unchanged", detail: "taken over meanwhile by a presentation of the payment" };
+  const detail = verdict === "landed" ? `transferred${tx ? ` (transaction ${tx})` : ""}, not answered yet: answered when presented again` : error!;
+  log[verdict === "landed" ? "warn" : "info"]("payment.reconciled", { paymentId: r.id, network: r.network, was: r.status, now: verdict, transaction: tx });
+  return { ...base, now: verdict, detail };
+}
+
+/** Starts this instance's passes (once per process; only while its database is open). */
+export function startRecovery(): void {
+  processState("payments.recovery", () => {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running || peekProcessState("db") === undefined) return;
+      running = true;
+      resolveAbandoned()
+        .catch((err: unknown) => log.warn("payment.reconcile_failed", { message: (err as Error).message }))
+        .finally(() => {
+          running = false;
+        });
+    }, PASS_MS);
+    timer.unref();
+    return timer;
+  });
+}
