@@ -92,10 +92,14 @@ export interface Requirement {
   extra: Record<string, unknown>;
 }
 
-/** v2 PAYMENT-SIGNATURE header value. */
-export function v2Header(accepted: Requirement, payload: unknown, resource = "http://localhost/"): string {
-  return Buffer.from(JSON.stringify({ x402Version: 2, resource: { url: resource, description: "", mimeType: "application/json" }, accepted, payload })).toString("base64");
+/** v2 PAYMENT-SIGNATURE header value; `id`: an x402 payment-identifier id in its extensions. */
+export function v2Header(accepted: Requirement, payload: unknown, resource = "http://localhost/", id?: string): string {
+  const extensions = id ? { extensions: { "payment-identifier": { info: { required: false, id } } } } : {};
+  return Buffer.from(JSON.stringify({ x402Version: 2, resource: { url: resource, description: "", mimeType: "application/json" }, accepted, payload, ...extensions })).toString("base64");
 }
+
+/** A fresh x402 payment-identifier id (what a client puts in every payment it signs). */
+export const paymentId = () => `pay_${randomBytes(16).toString("hex")}`;
 
 /** v1 X-PAYMENT header value. */
 export function v1Header(payload: unknown, network = "base"): string {

@@ -29,7 +29,7 @@ import pg from "pg";
 import { createWalletClient, http, parseAbi, parseSignature, type Address, type Hex } from "viem";
 import { BASE_USDC, localBase, startChain, type Chain } from "../helpers/chain";
 import { startFixture, type Fixture } from "../helpers/fixture";
-import { decodeB64Json, requirementFrom, signAuthorization, signWalletAuthorization, v2Header, type Requirement } from "../helpers/payments";
+import { decodeB64Json, paymentId, requirementFrom, signAuthorization, signWalletAuthorization, v2Header, type Requirement } from "../helpers/payments";
 import { hasPostgres, POSTGRES_URL } from "../helpers/services";
 import { rpcProxy } from "../helpers/rpc-proxy";
 
@@ -281,6 +281,65 @@ for (const [i, mode] of MODES.entries()) {
       expect(await chain.usdcBalance(payer().address)).toBe(before - 50_000n);
       const use = await fx.get("/v1/fng", { headers: { "X-Bundle-Token": token } });
       expect(use.status).toBe(200);
+    });
+
+    it("a bundle bought with a payment identifier, presented again: the same bundle and token; without one the token is not given again (409); nothing charged again", async () => {
+      const req = await requirement("/v1/bundle");
+      const signed = await signAuthorization(payer(), { to: req.payTo as Address, value: BigInt(req.amount) });
+      const header = v2Header(req, signed, undefined, paymentId());
+      const before = await chain.usdcBalance(payer().address);
+      const first = await fx.get("/v1/bundle", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(first.status, await first.clone().text()).toBe(200);
+      const bought = await first.clone().json();
+      // The answer was lost (say): the same payment again gives the same bundle and token.
+      const again = await fx.get("/v1/bundle", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(await again.clone().json()).toEqual(bought);
+      expect(again.headers.get("x-receipt-id")).toBe(first.headers.get("x-receipt-id"));
+      expect((await fx.get("/v1/fng", { headers: { "X-Bundle-Token": bought.bundle_token } })).status).toBe(200);
+      expect(await chain.usdcBalance(payer().address)).toBe(before - BigInt(req.amount));
+      // The database keeps no usable token: the answer's token field is sealed.
+      if (mode.pgSchema) {
+        const db = new pg.Client({ connectionString: POSTGRES_URL });
+        await db.connect();
+        try {
+          const { rows } = await db.query(`SELECT p.response FROM "${mode.pgSchema}".payments p JOIN "${mode.pgSchema}".bundles b ON b.payment_id = p.id WHERE b.id = $1`, [bought.bundle_id]);
+          expect(rows[0].response).not.toContain(bought.bundle_token);
+          expect(JSON.parse(rows[0].response).value.bundle_token).toHaveProperty("$sealed");
+        } finally {
+          await db.end();
+        }
+      }
+
+      // Without an identifier: anyone can rebuild a settled payment from the chain, so the token is withheld.
+      const bare = v2Header(req, await signAuthorization(payer(), { to: req.payTo as Address, value: BigInt(req.amount) }));
+      const once = await fx.get("/v1/bundle", { headers: { "PAYMENT-SIGNATURE": bare } });
+      expect(once.status).toBe(200);
+      const withheld = await fx.get("/v1/bundle", { headers: { "PAYMENT-SIGNATURE": bare } });
+      expect(withheld.status).toBe(409);
+      const err = (await withheld.json()).error;
+      expect(err).toMatchObject({ code: "payment_conflict", receipt_id: once.headers.get("x-receipt-id") });
+      expect(JSON.stringify(err)).not.toContain("echo_bt_");
+      expect(await chain.usdcBalance(payer().address)).toBe(before - 2n * BigInt(req.amount));
+    });
+
+    it("the payment-identifier rules: same id with another payment, or the same payment with another id → 409; a malformed id → 400; nothing charged", async () => {
+      const req = await requirement("/v1/fng");
+      const id = paymentId();
+      const one = await signAuthorization(payer(), { to: req.payTo as Address, value: BigInt(req.amount) });
+      const before = await chain.usdcBalance(payer().address);
+      expect((await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": v2Header(req, one, undefined, id) } })).status).toBe(200);
+      const other = await signAuthorization(payer(), { to: req.payTo as Address, value: BigInt(req.amount) });
+      const sameId = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": v2Header(req, other, undefined, id) } });
+      expect(sameId.status).toBe(409);
+      expect((await sameId.json()).error.code).toBe("payment_conflict");
+      const otherId = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": v2Header(req, one, undefined, paymentId()) } });
+      expect(otherId.status).toBe(409);
+      const malformed = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": v2Header(req, other, undefined, "short") } });
+      expect(malformed.status).toBe(400);
+      expect((await malformed.json()).error.code).toBe("bad_request");
+      expect(await chain.usdcBalance(payer().address)).toBe(before - BigInt(req.amount));
+      // The refused payment was not used: with an id of its own it pays.
+      expect((await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": v2Header(req, other, undefined, paymentId()) } })).status).toBe(200);
     });
 
     it.runIf(mode.pgSchema)("a settled payment whose bookkeeping fails still delivers the data", async () => {

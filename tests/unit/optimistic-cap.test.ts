@@ -1,13 +1,19 @@
 /**
- * The per-payer optimistic cap as one step (lockPayment asking for a share): concurrent
- * reservations of one payer never exceed the cap together, on the embedded database and
- * on PostgreSQL; a released reservation frees its share; another payer has its own cap.
+ * The optimistic caps as one step (lockPayment asking for a share), on the embedded
+ * database and on PostgreSQL:
+ * - per payer: concurrent reservations of one payer never exceed its cap together; a
+ *   released reservation frees its share; another payer has its own cap;
+ * - for the whole service (X402_OPTIMISTIC_SERVICE_CAP_USD): concurrent reservations of
+ *   many fresh payers never exceed it together, and the value of optimistic payments that
+ *   failed after delivery counts against it for the loss window, so payers moving the same
+ *   funds through fresh addresses get at most the cap per window delivered unpaid.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { resetEnvForTests } from "@/lib/config/env";
 import { closeDb } from "@/lib/db/client";
-import { lockPayment, releaseLock, type PaymentLock } from "@/lib/payments/ledger";
+import { getDbHandle } from "@/lib/db/client";
+import { confirmBroadcast, lockPayment, recordSettlement, releaseLock, type PaymentLock } from "@/lib/payments/ledger";
 import { hasPostgres, POSTGRES_URL } from "../helpers/services";
 
 const pgUp = await hasPostgres();
@@ -67,6 +73,39 @@ for (const mode of modes) {
 
       const other = `0x${randomBytes(20).toString("hex")}`;
       expect(reserved(await reserve(other))).toBe(true);
+    });
+
+    it("the service-wide cap: 12 fresh payers at once get exactly cap/price shares; losses count against it for the window, then no longer", async () => {
+      // Earlier cases' reservations are in flight: a schema of its own for this one.
+      await closeDb();
+      Object.assign(process.env, { LOG_LEVEL: "silent", X402_OPTIMISTIC_SERVICE_CAP_USD: "0.02", X402_OPTIMISTIC_LOSS_WINDOW_SECONDS: "3600" }, mode.env);
+      if (mode.env.DATABASE_URL) process.env.DATABASE_URL = `${POSTGRES_URL}?schema=optsvc_${randomBytes(5).toString("hex")}`;
+      else delete process.env.DATABASE_URL;
+      resetEnvForTests();
+      try {
+        const fresh = () => `0x${randomBytes(20).toString("hex")}`;
+        // Each payer is far below its own cap ($0.01 each, 2 shares); the service has room for 4.
+        const locks = await Promise.all(Array.from({ length: 12 }, () => reserve(fresh())));
+        expect(locks.filter(reserved)).toHaveLength(4);
+        // Delivered, then each transfer fails on chain (the payers moved their funds away).
+        for (const l of locks.filter(reserved)) {
+          await recordSettlement(l, `0x${randomBytes(32).toString("hex")}`, null, { product: "sentiment", surface: "http", credentialKind: "x402", amountUsd: "0.005" }, "broadcast");
+          await confirmBroadcast(l.id, { settled: false, error: "the transfer fails on chain" });
+        }
+        for (const l of locks.filter((x) => !reserved(x))) await releaseLock(l);
+        // Nothing is in flight any more, but the $0.02 lost fills the cap for the window:
+        // the next fresh addresses settle in confirmed mode.
+        expect(reserved(await reserve(fresh()))).toBe(false);
+        expect(reserved(await reserve(fresh()))).toBe(false);
+        // Once the losses are older than the window, the cap is free again.
+        const h = await getDbHandle();
+        await h.query(`UPDATE payments SET updated_at = now() - interval '2 hours' WHERE status = 'optimistic_failed'`, []);
+        expect(reserved(await reserve(fresh()))).toBe(true);
+      } finally {
+        delete process.env.X402_OPTIMISTIC_SERVICE_CAP_USD;
+        delete process.env.X402_OPTIMISTIC_LOSS_WINDOW_SECONDS;
+        resetEnvForTests();
+      }
     });
   });
 }
