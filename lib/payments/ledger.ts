@@ -38,6 +38,12 @@ export interface PaymentLock {
   reclaimed?: { txHash: string | null; status: string };
   /** When the lock asked for a share of the payer's optimistic cap (see lockPayment): what it got. */
   optimistic?: OptimisticReservation;
+  /**
+   * The value (base units) of the payer's other payments in flight when this one was
+   * locked (held by live calls, sent, or delivered unconfirmed): 0 for a payer's
+   * sequential calls. When not 0, the payer's balance must cover them and this one.
+   */
+  payerInFlight?: bigint;
 }
 
 export interface LockInput {
@@ -106,8 +112,8 @@ const RESERVATION_SECONDS = 120;
  * lock's round trip after an idle stretch, the longest step of an optimistic call.
  */
 const ASYNC_IF_RESERVED = `CROSS JOIN LATERAL set_config('synchronous_commit', CASE WHEN l.reserved THEN 'off' ELSE current_setting('synchronous_commit') END, true) AS c`;
-const LOCK_COLUMNS = "l.outcome, l.reserved, l.failed_id, l.failed_tx, l.row_id, l.row_status, l.row_product, l.row_tx, l.row_error, l.row_created, l.response, l.lease_ms";
-/** prisma/migrations/20261126190000_payment_leases_and_answers: the insert (or what the row of a payment seen before says), and the optimistic reservation when asked, in one round trip. */
+const LOCK_COLUMNS = "l.outcome, l.reserved, l.failed_id, l.failed_tx, l.row_id, l.row_status, l.row_product, l.row_tx, l.row_error, l.row_created, l.response, l.lease_ms, l.payer_in_flight";
+/** prisma/migrations/20261126210000_payer_funds_in_flight: the insert (or what the row of a payment seen before says), and the optimistic reservation when asked, in one round trip. */
 export const LOCK = `SELECT ${LOCK_COLUMNS}
   FROM x402_lock_payment($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13, $14, $15, $16, $17, $18::bigint, $19, $20) l ${ASYNC_IF_RESERVED}`;
 /** The same, and the broadcast's nonce when it reserved. */
@@ -165,9 +171,10 @@ export async function lockPayment(p: LockInput, optimistic?: OptimisticAsk, nonc
     }
     const r = rows[0]!;
     const locked = r.outcome === "locked";
-    taking?.took(locked && r.reserved ? { nonce: r.nonce ?? null, need_fresh: r.need_fresh ?? null, wait_ms: r.wait_ms ?? null } : null);
+    // The statement takes the broadcast's nonce only for a reservation of a payer with nothing else in flight.
+    taking?.took(locked && r.reserved && BigInt(r.payer_in_flight ?? 0) === 0n ? { nonce: r.nonce ?? null, need_fresh: r.need_fresh ?? null, wait_ms: r.wait_ms ?? null } : null);
     if (locked || r.outcome === "reclaimed") {
-      const lock: PaymentLock = { id: r.row_id!, network: p.network, reference: p.reference };
+      const lock: PaymentLock = { id: r.row_id!, network: p.network, reference: p.reference, payerInFlight: BigInt(r.payer_in_flight ?? 0) };
       if (r.outcome === "reclaimed") lock.reclaimed = { txHash: r.row_tx, status: r.row_status ?? "unknown" };
       else if (optimistic) lock.optimistic = r.reserved ? { reserved: true } : { reserved: false, failed: r.failed_id ? { paymentId: r.failed_id, txHash: r.failed_tx } : null };
       holdLease(lock.id);
@@ -191,6 +198,7 @@ type LockRow = {
   row_created: number | null;
   response: string | null;
   lease_ms: number | null;
+  payer_in_flight?: string | number | null;
   nonce?: string | null;
   need_fresh?: boolean | null;
   wait_ms?: number | null;
@@ -296,6 +304,18 @@ const usdAtomic = (usd: number) => BigInt(Math.round(usd * 1_000_000)).toString(
  * pending in every other respect (released, reclaimed and counted stale like "pending").
  */
 const PENDING_OPTIMISTIC = "pending_optimistic";
+
+/** The value of the payer's payments in flight other than `except`, now (see the lock's payer_in_flight). */
+export async function payerInFlight(network: string, payer: string, except: string): Promise<bigint> {
+  const h = await getDbHandle();
+  const rows = await h.query<{ v: string }>(
+    `SELECT COALESCE(sum(amount_atomic), 0)::text AS v FROM payments
+      WHERE network = $1 AND payer = $2 AND id <> $3 AND status IN ('pending', 'pending_optimistic', 'sent', 'broadcast')
+        AND (status IN ('sent', 'broadcast') OR lease_until > now())`,
+    [network, payer, except],
+  );
+  return BigInt(rows[0]?.v ?? "0");
+}
 
 /** Forgets a pending payment whose call failed before settlement. */
 async function unlockPayment(lock: PaymentLock): Promise<void> {

@@ -195,11 +195,13 @@ describe("the facilitator key's sender on a node that does not queue (automine)"
 });
 
 describe("an optimistic payment's nonce: taken in its lock's statement, its transaction signed on a guess", () => {
-  const lockInput = (amountAtomic: bigint): LockInput => ({
+  // A payer of its own for each payment: with another payment of the same payer in flight
+  // the statement takes no nonce (its funds are checked first; see the last case).
+  const lockInput = (amountAtomic: bigint, payer = `0x${randomBytes(20).toString("hex")}`): LockInput => ({
     scheme: "exact",
     network: "eip155:8453",
     reference: `0x${randomBytes(32).toString("hex")}`,
-    payer: chain.accounts[1]!.address,
+    payer,
     amountAtomic,
     asset: "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
     payTo: chain.accounts[2]!.address,
@@ -247,6 +249,19 @@ describe("an optimistic payment's nonce: taken in its lock's statement, its tran
     t = nonces.takeInLock()!;
     expect((await lockPayment(lockInput(10_000n), ask, t.take)).optimistic).toEqual({ reserved: true });
     expect((await t.lease)!.nonce).toBe(second.nonce);
+
+    // A payer with another payment in flight: reserved, but no nonce taken in the statement
+    // (a refusal for lack of funds would otherwise hand back a nonce others have passed).
+    const busy = `0x${randomBytes(20).toString("hex")}`;
+    t = nonces.takeInLock()!;
+    await lockPayment(lockInput(10_000n, busy), ask, t.take);
+    const held = (await t.lease)!;
+    t = nonces.takeInLock()!;
+    const again = await lockPayment(lockInput(10_000n, busy), ask, t.take);
+    expect(again.optimistic).toEqual({ reserved: true });
+    expect(again.payerInFlight).toBe(10_000n);
+    expect(await t.lease).toBeNull();
+    await nonces.end(held, "free");
   }, 30_000);
 
   it("a transaction prepared ahead is sent with the nonce its take gave, whether the guess it was signed on was right or another sender took that nonce meanwhile", async () => {

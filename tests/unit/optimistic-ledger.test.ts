@@ -5,7 +5,7 @@
  * - a cap reservation left by a process that died mid-call stops counting after its age
  *   bound (it would otherwise hold the payer's cap forever);
  * - the payer queries run on indexes (PostgreSQL: payments_network_payer_status_idx and,
- *   for the value in flight, payments_in_flight_idx, on a table with many other payers),
+ *   for the value in flight, payments_payer_in_flight_idx, on a table with many other payers),
  *   and the value in flight reads only the payer's rows in flight, not its history;
  * - x402's pending-settlement store in the shared database: one instance's entry is seen
  *   by another, until it is deleted or expires;
@@ -149,11 +149,11 @@ for (const mode of modes) {
       const stats = async () => {
         const rows = await h.query<{ name: string; scans: string; read: string }>(
           `SELECT indexrelname AS name, idx_scan::text AS scans, idx_tup_read::text AS read FROM pg_stat_user_indexes
-            WHERE schemaname = current_schema() AND indexrelname IN ('payments_network_payer_status_idx', 'payments_in_flight_idx')`,
+            WHERE schemaname = current_schema() AND indexrelname IN ('payments_network_payer_status_idx', 'payments_payer_in_flight_idx')`,
           [],
         );
         const of = (n: string) => rows.find((r) => r.name === n);
-        return { failedScans: Number(of("payments_network_payer_status_idx")?.scans ?? -1), flightScans: Number(of("payments_in_flight_idx")?.scans ?? -1), flightRead: Number(of("payments_in_flight_idx")?.read ?? -1) };
+        return { failedScans: Number(of("payments_network_payer_status_idx")?.scans ?? -1), flightScans: Number(of("payments_payer_in_flight_idx")?.scans ?? -1), flightRead: Number(of("payments_payer_in_flight_idx")?.read ?? -1) };
       };
       // Each backend reports its counters within about a second of going idle: the earlier
       // tests' statements are counted once the counters stay put for 1.5 s.
@@ -172,18 +172,19 @@ for (const mode of modes) {
       resetEnvForTests();
       expect((await lock(payer, 3n * PRICE)).optimistic).toEqual({ reserved: true });
       let after = before;
-      for (let i = 0; i < 30 && (after.failedScans < before.failedScans + 1 || after.flightScans < before.flightScans + 1); i++) {
+      for (let i = 0; i < 30 && (after.failedScans < before.failedScans + 1 || after.flightScans < before.flightScans + 2); i++) {
         await new Promise((r) => setTimeout(r, 200));
         after = await stats();
       }
-      // The payer's failures on the payer index, the value in flight on the in-flight index:
-      // the payer's 2 rows in flight and none of its 500 settled ones, then (service-wide
-      // cap) every row in flight on the network, 10 002 here, and no settled one.
-      // (The service-wide sum covers half the table here: the planner may scan the table
-      // for it instead of that index.)
+      // The payer's failures on the payer index, the value in flight on the in-flight index,
+      // twice (all its payments in flight against its funds, its optimistic ones against
+      // its cap): the payer's 2 rows in flight each time and none of its 500 settled ones;
+      // then (service-wide cap) every row in flight on the network, 10 002 here, and no
+      // settled one. (The service-wide sum covers half the table here: the planner may
+      // scan the table for it instead of that index.)
       expect(after.failedScans).toBeGreaterThanOrEqual(before.failedScans + 1);
-      expect([before.flightScans + 1, before.flightScans + 2]).toContain(after.flightScans);
-      expect([2, 2 + 10_002]).toContain(after.flightRead - before.flightRead);
+      expect([before.flightScans + 2, before.flightScans + 3]).toContain(after.flightScans);
+      expect([4, 4 + 10_002]).toContain(after.flightRead - before.flightRead);
       expect((await lock(payer, 3n * PRICE)).optimistic).toEqual({ reserved: false, failed: null });
     }, 60_000);
 

@@ -9,7 +9,7 @@ import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { env } from "@/lib/config/env";
 import { usdLabel, usdToAtomic } from "@/lib/payments/price";
 import { checkExactEvm, resourceInfo, toFacilitatorPayload, type DecodedPayment } from "@/lib/payments/x402/codec";
-import { evmAuthorizationOutcome, evmKnownTransactions, evmTransferSimulates, settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
+import { evmAuthorizationOutcome, evmKnownTransactions, evmTokenBalance, evmTransferSimulates, settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
 import { holdPayment } from "@/lib/payments/x402/hold";
 import { evmFacts } from "@/lib/payments/methods/facts";
 import { evmRefusal, evmSettleRefusal } from "@/lib/payments/x402/evm-reasons";
@@ -75,6 +75,7 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput) {
     payer: from,
     identifier: input.identifier,
     expired: () => BigInt(auth.authorization.validBefore) <= BigInt(Math.floor(Date.now() / 1000) + 6),
+    balance: () => evmTokenBalance(req.asset, from),
     ...evmKnownTransactions(),
     payload,
     req,

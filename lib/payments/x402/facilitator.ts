@@ -416,7 +416,12 @@ export async function reconcileOptimisticPayment(paymentId: string): Promise<voi
  * (its own pending-settlement store does that job).
  */
 export function evmKnownTransactions(): { txState?: (tx: string) => Promise<"pending" | "included" | "unknown">; confirm?: (p: PaymentPayload, r: PaymentRequirements, tx: string) => Promise<CheckedSettle> } {
-  const local = built()?.local;
+  let local: Local | null | undefined;
+  try {
+    local = built()?.local;
+  } catch {
+    return {}; // no in-process facilitator could be built: verification says why
+  }
   if (!local) return {};
   const timeout = env().PAYMENT_TIMEOUT_MS;
   return {
@@ -441,6 +446,17 @@ const reader = () =>
 /** Reads an authorization's outcome on the settlement chain. */
 export function evmAuthorizationOutcome(payload: PaymentPayload, req: PaymentRequirements): Promise<AuthorizationOutcome> {
   return authorizationOutcome(reader(), payload, req);
+}
+
+const balanceOfAbi = [{ type: "function", name: "balanceOf", stateMutability: "view", inputs: [{ name: "account", type: "address" }], outputs: [{ type: "uint256" }] }] as const;
+
+/** `owner`'s balance of token `asset` on the settlement chain now (null: the node did not answer). */
+export async function evmTokenBalance(asset: string, owner: string): Promise<bigint | null> {
+  try {
+    return (await reader().readContract({ address: asset as Hex, abi: balanceOfAbi, functionName: "balanceOf", args: [owner as Hex] })) as bigint;
+  } catch {
+    return null;
+  }
 }
 
 /** Whether the authorization's transfer would still succeed now (null: the chain did not answer). */

@@ -17,7 +17,7 @@
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { randomUUID } from "node:crypto";
 import type { AuthorizedPayment, ReceiptFields, SettlementMode } from "@/lib/payments/types";
-import { confirmBroadcast, forgetLock, lockPayment, markExpired, markFailed, markSent, markUnknown, recordSettlement, releaseLock, replaceBroadcastTx, unrecordBroadcast, type LockInput, type PaymentLock } from "@/lib/payments/ledger";
+import { confirmBroadcast, forgetLock, lockPayment, markExpired, markFailed, markSent, markUnknown, payerInFlight, recordSettlement, releaseLock, replaceBroadcastTx, unrecordBroadcast, type LockInput, type PaymentLock } from "@/lib/payments/ledger";
 import { answerToKeep } from "@/lib/payments/answers";
 import { releaseLease } from "@/lib/payments/leases";
 import { failpoint } from "@/lib/failpoints";
@@ -73,6 +73,12 @@ export interface HoldInput {
   confirm?(payload: PaymentPayload, req: PaymentRequirements, tx: string): Promise<CheckedSettle>;
   /** Whether the authorization can no longer be used (past its validity): an unused one is then void for good. */
   expired?(): boolean;
+  /**
+   * The payer's balance of the asset now (null: the chain did not answer), read only when
+   * the payer has other payments in flight: it must cover them and this one, or this one
+   * would be sent to fail at our expense.
+   */
+  balance?(): Promise<bigint | null>;
   /** The payment's x402 payment-identifier id, if any (seals the kept answer's secrets). */
   identifier?: string | null;
   /**
@@ -180,8 +186,10 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   }
   let mode: "optimistic" | "confirmed";
   try {
+    await fundsCover(o, lock);
     mode = settlementMode(lock, o.payer);
   } catch (err) {
+    ahead?.free();
     await releaseLock(lock);
     throw err;
   }
@@ -190,6 +198,34 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   const known = lock.reclaimed?.txHash;
   if (known && o.txState && o.confirm) return grant(o, lock, () => settleTakenOver(o, known));
   return grant(o, lock, () => o.settle(o.payload, o.req));
+}
+
+/**
+ * Refuses (402, nothing sent) a payment that the payer's funds cannot cover on top of its
+ * other payments in flight (locked by live calls, sent, or delivered unconfirmed, on any
+ * instance: the lock counted them, lib/payments/ledger.ts): its transfer would revert and
+ * the service would pay the gas. Only asked when the payer has something in flight, so a
+ * payer's sequential calls never wait for it. A balance read just as another payment of
+ * the payer settled counts that one twice, so a shortfall is read again once before the
+ * refusal; a chain that does not answer lets the payment through (verification just
+ * simulated its transfer: it is covered on its own).
+ */
+async function fundsCover(o: HoldInput, lock: PaymentLock): Promise<void> {
+  const inFlight = lock.payerInFlight ?? 0n;
+  if (lock.reclaimed || inFlight === 0n || !o.balance || !o.payer) return;
+  const need = (others: bigint) => others + o.lock.amountAtomic;
+  let balance = await o.balance().catch(() => null);
+  let others = inFlight;
+  if (balance === null || balance >= need(others)) return;
+  others = await payerInFlight(o.lock.network, o.payer, lock.id).catch(() => others);
+  balance = await o.balance().catch(() => null);
+  if (balance === null || balance >= need(others)) return;
+  log.warn("payment.funds_in_flight", { paymentId: lock.id, network: o.req.network, payer: o.payer, balance: balance.toString(), in_flight: others.toString(), amount: o.lock.amountAtomic.toString() });
+  throw new ApiError(
+    "payment_invalid",
+    `The payer's balance (${balance} base units) does not cover this payment (${o.lock.amountAtomic}) on top of its payments still in flight (${others}): its transfer would fail. Nothing was sent and nothing was charged; present the same payment again once those have settled.`,
+    { retryAfterSeconds: 2, extra: { reason: "funds_in_flight", fault: "payer" satisfies SettlementFault } },
+  );
 }
 
 /** Whether the node still holds transaction `tx` (unknown when it cannot be asked: then it may). */

@@ -1,0 +1,158 @@
+/**
+ * The service's own funds (issue 30): a payer can never make the facilitator key pay gas
+ * for settlements that must fail. Payments of one payer in flight, on any instance, are
+ * counted against its balance before anything is sent (lib/payments/x402/hold.ts,
+ * fundsCover; the lock counts them, lib/payments/ledger.ts):
+ * - 10 different payments at once from a payer funded for one call: exactly one
+ *   transaction, 1 served, 9 refused (402, reason funds_in_flight) with nothing sent; on
+ *   automine and at 2 s blocks across two instances sharing PostgreSQL;
+ * - optimistic mode, a payer holding 0.01 USDC, 20 payments of 0.005 at once: two
+ *   delivered, no transfer that reverts for lack of funds;
+ * - a payer with funds is not refused for paying several calls at once.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Address } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { startSimulator, type Simulator } from "@/lib/upstream-sim/server";
+import { startService, type Service } from "../helpers/service";
+import { startChain, type Chain } from "../helpers/chain";
+import { requirementFrom, signAuthorization, v2Header, type Requirement } from "../helpers/payments";
+import { hasPostgres, hasRedis, POSTGRES_URL, REDIS_URL } from "../helpers/services";
+
+const up = (await hasPostgres()) && (await hasRedis());
+if (!up && process.env.REQUIRE_SERVICES === "1") throw new Error("PostgreSQL and Redis are required (REQUIRE_SERVICES=1) but not reachable");
+
+describe.skipIf(!up)("a payer cannot make the service pay fees for settlements that must fail", () => {
+  let sim: Simulator;
+  let chain: Chain;
+  let a: Service;
+  let b: Service;
+  const key = () => chain.accounts[0]!.address;
+
+  beforeAll(async () => {
+    sim = await startSimulator();
+    chain = await startChain();
+    const env = {
+      ...sim.env,
+      UPSTREAM_MODE: "live",
+      DATABASE_URL: `${POSTGRES_URL}?schema=funds_${randomBytes(5).toString("hex")}`,
+      REDIS_URL,
+      REDIS_KEY_PREFIX: `funds-${randomBytes(4).toString("hex")}`,
+      PAY_TO_ADDRESS: chain.accounts[2]!.address,
+      FACILITATOR_PRIVATE_KEY: chain.privateKey(0),
+      SETTLEMENT_RPC_URL: chain.rpcUrl,
+      CACHE_DISABLED: "1",
+      // /v1/sentiment ($0.005) settles optimistically; /v1/fng ($0.01) in confirmed mode.
+      X402_OPTIMISTIC_MAX_USD: "0.005",
+      X402_OPTIMISTIC_PAYER_CAP_USD: "0.1",
+    };
+    [a, b] = await Promise.all([startService({ env, timeoutMs: 240_000 }), startService({ env, timeoutMs: 240_000 })]);
+  }, 300_000);
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    await chain?.stop();
+    await sim?.close();
+  });
+
+  /** A fresh payer holding `usdc` base units. */
+  async function payerWith(usdc: bigint) {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await chain.mintUsdc(account.address, usdc);
+    return account;
+  }
+
+  async function requirement(path: string): Promise<Requirement> {
+    return requirementFrom(await fetch(`${a.url}${path}`)).accepts[0]!;
+  }
+
+  /** `n` different payments of `payer` for `path` presented at once, alternating over `targets`. */
+  async function atOnce(payer: ReturnType<typeof privateKeyToAccount>, path: string, n: number, targets: Service[]) {
+    const req = await requirement(path);
+    const headers = await Promise.all(Array.from({ length: n }, async () => v2Header(req, await signAuthorization(payer, { to: req.payTo as Address, value: BigInt(req.amount) }))));
+    const nonceBefore = await chain.publicClient.getTransactionCount({ address: key(), blockTag: "latest" });
+    const results = await Promise.all(headers.map((h, i) => fetch(`${targets[i % targets.length]!.url}${path}`, { headers: { "PAYMENT-SIGNATURE": h } }).then(async (r) => ({ status: r.status, body: await r.json() }))));
+    return { req, results, nonceBefore };
+  }
+
+  /** Transactions the facilitator key sent since `nonce`, once they are mined; every one must have succeeded. */
+  async function keyTransactionsSince(nonce: number): Promise<number> {
+    const until = Date.now() + 10_000;
+    let pending = await chain.publicClient.getTransactionCount({ address: key(), blockTag: "pending" });
+    while ((await chain.publicClient.getTransactionCount({ address: key(), blockTag: "latest" })) < pending && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+    pending = await chain.publicClient.getTransactionCount({ address: key(), blockTag: "latest" });
+    const head = await chain.publicClient.getBlockNumber();
+    let reverted = 0;
+    for (let n = head; n >= 0n && n > head - 40n; n--) {
+      const block = await chain.publicClient.getBlock({ blockNumber: n, includeTransactions: true });
+      for (const tx of block.transactions) {
+        if (tx.from.toLowerCase() !== key().toLowerCase() || tx.nonce < nonce) continue;
+        if ((await chain.publicClient.getTransactionReceipt({ hash: tx.hash })).status !== "success") reverted++;
+      }
+    }
+    expect(reverted, "transactions of the key that reverted").toBe(0);
+    return pending - nonce;
+  }
+
+  function expectOneServed(results: Array<{ status: number; body: { code?: string; error?: string; reason?: string } }>, n: number) {
+    expect(results.filter((r) => r.status === 200), JSON.stringify(results.map((r) => [r.status, r.body.code]))).toHaveLength(1);
+    const refused = results.filter((r) => r.status !== 200);
+    expect(refused).toHaveLength(n - 1);
+    for (const r of refused) {
+      expect(r.status).toBe(402);
+      expect(r.body.code).toBe("payment_invalid");
+      expect(r.body.error).toMatch(/payments still in flight|balance/);
+    }
+  }
+
+  it("automine, one instance: 10 payments at once from a payer funded for one call make exactly one transaction; 9 refused with nothing sent", async () => {
+    await chain.setIntervalMining(0);
+    const payer = await payerWith(10_000n);
+    const { results, nonceBefore } = await atOnce(payer, "/v1/fng", 10, [a]);
+    expectOneServed(results, 10);
+    expect(await keyTransactionsSince(nonceBefore)).toBe(1);
+    expect(await chain.usdcBalance(payer.address)).toBe(0n);
+  });
+
+  it("2 s blocks, two instances on one PostgreSQL: the same, one transaction in total", async () => {
+    await chain.setIntervalMining(2000);
+    try {
+      const payer = await payerWith(10_000n);
+      const { results, nonceBefore } = await atOnce(payer, "/v1/fng", 10, [a, b]);
+      expectOneServed(results, 10);
+      expect(await keyTransactionsSince(nonceBefore)).toBe(1);
+      expect(await chain.usdcBalance(payer.address)).toBe(0n);
+    } finally {
+      await chain.setIntervalMining(0);
+    }
+  });
+
+  it("optimistic mode, a payer holding 0.01 USDC, 20 payments of 0.005 at once: two delivered, no transfer reverts for lack of funds", async () => {
+    await chain.setIntervalMining(2000);
+    try {
+      const payer = await payerWith(10_000n);
+      const { results, nonceBefore } = await atOnce(payer, "/v1/sentiment", 20, [a, b]);
+      expect(results.filter((r) => r.status === 200)).toHaveLength(2);
+      for (const r of results.filter((x) => x.status !== 200)) expect(r.status).toBe(402);
+      expect(await keyTransactionsSince(nonceBefore)).toBe(2);
+      expect(await chain.usdcBalance(payer.address)).toBe(0n);
+    } finally {
+      await chain.setIntervalMining(0);
+    }
+  });
+
+  it("a payer with funds paying 10 calls at once on both instances (2 s blocks) is served 10 times", async () => {
+    // (Hardhat's automine refuses a nonce above the next one instead of queueing it, unlike
+    // real chains: two instances sending at once are tested on mined blocks.)
+    await chain.setIntervalMining(2000);
+    try {
+      const payer = await payerWith(1_000_000n);
+      const { results, nonceBefore } = await atOnce(payer, "/v1/fng", 10, [a, b]);
+      expect(results.map((r) => r.status), JSON.stringify(results.filter((r) => r.status !== 200).map((r) => r.body))).toEqual(Array(10).fill(200));
+      expect(await keyTransactionsSince(nonceBefore)).toBe(10);
+    } finally {
+      await chain.setIntervalMining(0);
+    }
+  });
+});
