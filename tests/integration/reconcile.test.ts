@@ -1,0 +1,137 @@
+/**
+ * Payments nobody is finishing, resolved from the chain (lib/payments/recovery.ts) by
+ * `npm run reconcile`, the operator's command, and what the ledger report says before and
+ * after. Rows are written as a holder that died would leave them (pending, its lease run
+ * out; or an outcome left unknown), for authorizations that are, on the local chain:
+ * - used by a transfer to us (a settlement the dead holder sent) → "landed"; presented
+ *   again, the payment is served, charged once;
+ * - used by the payer elsewhere (a transfer to itself with the same nonce) → "failed";
+ * - unused and past their validity → "expired", nothing charged;
+ * - unused and still valid → unchanged, free for its payer at once.
+ */
+import { randomBytes } from "node:crypto";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { createWalletClient, http, parseAbi, parseSignature, type Address, type Hex } from "viem";
+import { BASE_USDC, localBase, startChain, type Chain } from "../helpers/chain";
+import { startFixture, type Fixture } from "../helpers/fixture";
+import { requirementFrom, signAuthorization, v2Header, type Requirement } from "../helpers/payments";
+import { hasPostgres, POSTGRES_URL } from "../helpers/services";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const usePg = await hasPostgres();
+if (!usePg && process.env.REQUIRE_SERVICES === "1") throw new Error("PostgreSQL is required (REQUIRE_SERVICES=1) but not reachable");
+const ADMIN = `admin-${randomBytes(12).toString("hex")}`;
+const transferAbi = parseAbi(["function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)"]);
+
+describe.skipIf(!usePg)("npm run reconcile: payments nobody is finishing, resolved from the chain", () => {
+  let chain: Chain;
+  let fx: Fixture;
+  let db: pg.Client;
+  let req: Requirement;
+  const schema = `reconcile_${randomBytes(5).toString("hex")}`;
+  const dbUrl = `${POSTGRES_URL}?schema=${schema}`;
+  const payer = () => chain.accounts[1]!;
+  const env = () => ({ DATABASE_URL: dbUrl, PAY_TO_ADDRESS: chain.accounts[2]!.address, FACILITATOR_PRIVATE_KEY: chain.privateKey(0), SETTLEMENT_RPC_URL: chain.rpcUrl, ADMIN_TOKEN: ADMIN, CACHE_DISABLED: "1" });
+
+  beforeAll(async () => {
+    chain = await startChain();
+    await chain.mintUsdc(payer().address, 10_000_000n);
+    fx = await startFixture({ env: env() });
+    req = requirementFrom(await fx.get("/v1/fng")).accepts[0]!;
+    db = new pg.Client({ connectionString: POSTGRES_URL, options: `-c search_path="${schema}"` });
+    await db.connect();
+  }, 180_000);
+  afterAll(async () => {
+    await db?.end();
+    await fx?.close();
+    await chain?.stop();
+  });
+
+  /** An authorization of the payer for /v1/fng, and the row a dead holder left for it. */
+  async function leftBehind(o: { status: "pending" | "unknown"; validBefore?: bigint; to?: Address; value?: bigint }) {
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    const validBefore = o.validBefore ?? now + 600n;
+    const signed = await signAuthorization(payer(), { to: o.to ?? (req.payTo as Address), value: o.value ?? BigInt(req.amount), validBefore });
+    const id = randomBytes(16).toString("hex");
+    const reference = `${payer().address.toLowerCase()}:${signed.authorization.nonce.toLowerCase()}`;
+    await db.query(
+      `INSERT INTO payments (id, scheme, network, reference, payer, amount_atomic, asset, pay_to, product, surface, status, updated_at, holder, lease_until, expires_at)
+       VALUES ($1, 'exact', $2, $3, $4, $5, $6, $7, 'fng', 'http', $8, now() - interval '1 minute', 'dead-holder', now() - interval '5 seconds', to_timestamp($9))`,
+      [id, req.network, reference, payer().address.toLowerCase(), req.amount, req.asset, req.payTo, o.status, Number(validBefore)],
+    );
+    return { id, signed, header: v2Header(req, signed) };
+  }
+
+  /** Sends `signed`'s transfer on chain from another account (what a dead holder's settlement, or the payer itself, did). */
+  async function transfer(signed: Awaited<ReturnType<typeof signAuthorization>>) {
+    const wallet = createWalletClient({ account: chain.accounts[7]!, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) });
+    const a = signed.authorization;
+    const sig = parseSignature(signed.signature as Hex);
+    const hash = await wallet.writeContract({
+      address: BASE_USDC,
+      abi: transferAbi,
+      functionName: "transferWithAuthorization",
+      args: [a.from as Address, a.to as Address, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce as Hex, Number(sig.v ?? 27n + BigInt(sig.yParity)), sig.r, sig.s],
+      gas: 200_000n,
+    });
+    expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe("success");
+  }
+
+  const report = async () => (await fx.json("/v1/bundles/debug", { headers: { Authorization: `Bearer ${ADMIN}` } })).body;
+  const status = async (id: string) => ((await db.query(`SELECT status FROM payments WHERE id = $1`, [id])).rows[0] as { status: string }).status;
+
+  it("resolves each row from the chain, prints what it did, and the report is ok once nothing is left unfinished", async () => {
+    const landed = await leftBehind({ status: "pending" });
+    await transfer(landed.signed);
+    // The payer spent the nonce it signed for us on a transfer to itself: void.
+    const voided = await leftBehind({ status: "unknown" });
+    const own = await signAuthorization(payer(), { to: payer().address, value: 0n, nonce: voided.signed.authorization.nonce as Hex });
+    await transfer(own);
+    const expired = await leftBehind({ status: "pending", validBefore: BigInt(Math.floor(Date.now() / 1000)) - 120n });
+    const open = await leftBehind({ status: "pending" });
+
+    const before = await report();
+    expect(before.health.ok).toBe(false);
+    expect(before.health.payments_pending_past_lease).toBe(3);
+    expect(before.health.payments_outcome_unknown).toBe(1);
+
+    const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/reconcile.ts"], { cwd: root, encoding: "utf8", env: { ...process.env, ...env(), LOG_LEVEL: "silent" }, timeout: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`${landed.id}.*pending -> landed`));
+    expect(r.stdout).toMatch(new RegExp(`${voided.id}.*unknown -> failed`));
+    expect(r.stdout).toMatch(new RegExp(`${expired.id}.*pending -> expired`));
+    expect(r.stdout).toMatch(new RegExp(`${open.id}.*pending -> unchanged.*still usable`));
+    expect(r.stdout).toMatch(/reconciled 4 payment\(s\): 1 landed .* 1 failed, 1 expired .* 1 unchanged/);
+    expect(await status(landed.id)).toBe("landed");
+    expect(await status(voided.id)).toBe("failed");
+    expect(await status(expired.id)).toBe("expired");
+    expect(await status(open.id)).toBe("pending");
+
+    const after = await report();
+    expect(after.health.payments_outcome_unknown).toBe(0);
+    expect(after.health.payments_paid_not_answered).toBe(1);
+    // The one still usable is left to its payer (pending, its lease free): not finished yet.
+    expect(after.health.payments_pending_past_lease).toBe(1);
+    expect(after.health.ok).toBe(false);
+
+    // The landed payment presented again: served now, charged once (its transfer happened).
+    const balance = await chain.usdcBalance(payer().address);
+    const served = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": landed.header } });
+    expect(served.status, await served.clone().text()).toBe(200);
+    expect(await chain.usdcBalance(payer().address)).toBe(balance);
+    // The open one presented by its payer: settled now, once.
+    const paid = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": open.header } });
+    expect(paid.status, await paid.clone().text()).toBe(200);
+    expect(await chain.usdcBalance(payer().address)).toBe(balance - BigInt(req.amount));
+    // The expired one: refused, saying nothing was charged.
+    const late = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": expired.header } });
+    expect(late.status).toBe(402);
+    expect(JSON.stringify(await late.json())).toMatch(/expired/i);
+
+    const done = await report();
+    expect(done.health).toMatchObject({ ok: true, payments_pending_past_lease: 0, payments_outcome_unknown: 0, payments_paid_not_answered: 0 });
+  }, 180_000);
+});
