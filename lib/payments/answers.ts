@@ -64,6 +64,11 @@ export function keepAnswer(paymentId: string, a: StoredAnswer, secrets: readonly
   return JSON.stringify({ ...a, value });
 }
 
+/** The receipt id of an answer kept as JSON (null: none kept). */
+export function keptReceiptId(kept: string | null): string | null {
+  return kept ? (JSON.parse(kept) as { receiptId: string | null }).receiptId : null;
+}
+
 /** The answer of a settled call as the ledger keeps it (null when the call passed none: nothing to keep). */
 export function answerToKeep(paymentId: string, receipt: ReceiptFields, receiptId: string, payment: PaymentResponse, settlement: SettlementMode, identifier: string | null): string | null {
   if (!receipt.answer) return null;

@@ -359,7 +359,7 @@ export async function recordSettlement(
   /** "broadcast": delivered in optimistic mode, its transfer not confirmed yet (see confirmBroadcast). */
   status: "settled" | "broadcast" = "settled",
   answer: { receiptId: string; json: string | null } = { receiptId: randomUUID(), json: null },
-): Promise<{ receiptId: string; recordedBefore: string | null }> {
+): Promise<{ receiptId: string | null; recordedBefore: string | null }> {
   const h = await getDbHandle();
   const rows = await h.query<{ recorded: string | null; kept: string | null }>(
     SETTLE_WITH_RECEIPT,
@@ -369,7 +369,8 @@ export async function recordSettlement(
   releaseLease(lock.id);
   const r = rows[0];
   if (!r) throw new Error(`payment row ${lock.id} not found`);
-  return r.recorded ? { receiptId: answer.receiptId, recordedBefore: null } : { receiptId: answer.receiptId, recordedBefore: r.kept };
+  // Not written: another process recorded it first (its answer, if it kept one, stands).
+  return r.recorded ? { receiptId: answer.receiptId, recordedBefore: null } : { receiptId: null, recordedBefore: r.kept };
 }
 
 /** Marks a payment whose settlement may or may not have happened: the next presentation of it takes it over (lockPayment). */

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { env } from "@/lib/config/env";
-import { answerToKeep } from "@/lib/payments/answers";
+import { answerToKeep, keptReceiptId } from "@/lib/payments/answers";
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { processState } from "@/lib/process-state";
@@ -101,7 +101,8 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput): Promise<
     try {
       const fields = { product: receipt.product, surface: receipt.surface, amountUsd: receipt.amountUsd, credentialKind: "xlm" as const };
       const r = await recordSettlement(lock, s.hash, v.payer, fields, "settled", { receiptId, json: answerToKeep(lock.id, receipt, receiptId, response, "confirmed", input.identifier ?? null) });
-      if (r.recordedBefore) receiptId = (JSON.parse(r.recordedBefore) as { receiptId: string | null }).receiptId;
+      // Not written when another process recorded it first: its receipt stands.
+      if (!r.receiptId) receiptId = keptReceiptId(r.recordedBefore);
     } catch (err) {
       receiptId = null;
       log.error("payment.record_failed", { paymentId: lock.id, network, transaction: s.hash, message: (err as Error).message });

@@ -18,7 +18,7 @@ import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { randomUUID } from "node:crypto";
 import type { AuthorizedPayment, ReceiptFields, SettlementMode } from "@/lib/payments/types";
 import { confirmBroadcast, forgetLock, lockPayment, markExpired, markFailed, markSent, markUnknown, payerInFlight, recordSettlement, releaseLock, replaceBroadcastTx, unrecordBroadcast, type LockInput, type PaymentLock } from "@/lib/payments/ledger";
-import { answerToKeep } from "@/lib/payments/answers";
+import { answerToKeep, keptReceiptId } from "@/lib/payments/answers";
 import { releaseLease } from "@/lib/payments/leases";
 import { failpoint } from "@/lib/failpoints";
 import { withBeforeSend } from "@/lib/payments/x402/chain-call";
@@ -270,7 +270,7 @@ class EarlyRecord {
 
   constructor(
     private readonly lock: PaymentLock,
-    private readonly write: (hash: string) => Promise<string>,
+    private readonly write: (hash: string) => Promise<string | null>,
   ) {}
 
   /** Hooks the record onto `ahead`'s first signed transaction. */
@@ -340,7 +340,7 @@ async function settleHeld(
   const receiptId = randomUUID();
   const keep = (tx: string, payer: string | null, settlement: SettlementMode) =>
     answerToKeep(lock.id, receipt, receiptId, { success: true, transaction: tx, network: o.req.network, payer }, settlement, o.identifier ?? null);
-  const early = new EarlyRecord(lock, (hash) => recordSettlement(lock, hash, o.payer, fields, "broadcast", { receiptId, json: keep(hash, o.payer, "optimistic") }).then((r) => r.receiptId));
+  const early = new EarlyRecord(lock, (hash) => recordSettlement(lock, hash, o.payer, fields, "broadcast", { receiptId, json: keep(hash, o.payer, "optimistic") }).then((r) => r.receiptId ?? keptReceiptId(r.recordedBefore)));
   if (ahead) early.attach(ahead);
   /** Nothing moved and the payment is fine: the row is dropped (or, taken over, left claimable) and the authorization stays usable. */
   const defer = async (err: NotSentError): Promise<never> => {
@@ -416,7 +416,7 @@ async function settleHeld(
     try {
       const r = await recordSettlement(lock, s.transaction, who, fields, s.broadcast ? "broadcast" : "settled", { receiptId, json: keep(s.transaction, who, settlement) });
       // Recorded first by a process that took the payment over meanwhile: its receipt stands.
-      recorded = r.recordedBefore ? (JSON.parse(r.recordedBefore) as { receiptId: string | null }).receiptId : r.receiptId;
+      recorded = r.receiptId ?? keptReceiptId(r.recordedBefore);
     } catch (err) {
       // The payer has paid: deliver, and leave the evidence in the log. The row keeps its
       // lease's end: the same payment presented again is then taken over, found
