@@ -6,7 +6,7 @@
  * - `bazaar` (coinbase/x402 specs/extensions/bazaar.md): how the product is called and
  *   what it answers, from the catalog. HTTP: GET with `queryParams` (each parameter's
  *   example or default) and their schema; MCP: the tool name and the `inputSchema` the
- *   tool declares; A2A: the JSON body of `message:send` that runs the skill. The output
+ *   tool declares; A2A: the JSON-RPC `message/send` request that runs the skill. The output
  *   is the product's catalog example with its JSON Schema. Declared with
  *   `@x402/extensions`' own `declareDiscoveryExtension` and checked once per declaration
  *   with the package's validators (a declaration that fails is logged and left out, never
@@ -33,7 +33,7 @@ import type { Surface } from "@/lib/access/credentials";
 import type { X402Required } from "@/lib/access/outcome";
 import { inputSchemaFor, type JsonSchema } from "@/lib/mcp/arguments";
 import { MCP_TRANSPORT } from "@/lib/mcp/info";
-import { A2A_REST_PATH, META } from "@/lib/a2a/protocol";
+import { A2A_JSONRPC_PATH, META } from "@/lib/a2a/protocol";
 import { paymentMethodsVersion, usableMethods } from "@/lib/payments/methods/registry";
 import { log } from "@/lib/log";
 
@@ -151,28 +151,30 @@ function toolInputSchema(product: AnyProduct): JsonSchema {
   return inputSchemaFor(product.params, true, { x402, others });
 }
 
-/** The body of the A2A `message:send` that runs the product's skill, and its schema. */
+/**
+ * The JSON-RPC request (`POST /a2a/jsonrpc`, A2A's canonical binding) that runs the
+ * product's skill: `message/send` with the parameters in a data part and the skill named
+ * in the metadata; and its schema.
+ */
 function a2aBody(product: AnyProduct): { body: Record<string, unknown>; schema: JsonSchema } {
   const params = queryParamsSchema(product);
-  const body = {
-    message: { kind: "message", role: "user", messageId: "00000000-0000-4000-8000-000000000000", parts: [{ kind: "data", data: exampleParams(product, false) }], metadata: { [META.skill]: product.id } },
+  const message = { kind: "message", role: "user", messageId: "00000000-0000-4000-8000-000000000000", parts: [{ kind: "data", data: exampleParams(product, false) }], metadata: { [META.skill]: product.id } };
+  const body = { jsonrpc: "2.0", id: 1, method: "message/send", params: { message } };
+  const messageSchema = {
+    type: "object",
+    properties: {
+      kind: { const: "message" },
+      role: { const: "user" },
+      messageId: { type: "string" },
+      parts: { type: "array", items: { type: "object", properties: { kind: { type: "string" }, data: { type: "object", ...params } } } },
+      metadata: { type: "object", properties: { [META.skill]: { const: product.id } }, required: [META.skill] },
+    },
+    required: ["role", "messageId", "parts", "metadata"],
   };
   const schema = {
     type: "object",
-    properties: {
-      message: {
-        type: "object",
-        properties: {
-          kind: { const: "message" },
-          role: { const: "user" },
-          messageId: { type: "string" },
-          parts: { type: "array", items: { type: "object", properties: { kind: { type: "string" }, data: { type: "object", ...params } } } },
-          metadata: { type: "object", properties: { [META.skill]: { const: product.id } }, required: [META.skill] },
-        },
-        required: ["role", "messageId", "parts", "metadata"],
-      },
-    },
-    required: ["message"],
+    properties: { jsonrpc: { const: "2.0" }, id: {}, method: { const: "message/send" }, params: { type: "object", properties: { message: messageSchema }, required: ["message"] } },
+    required: ["jsonrpc", "method", "params"],
   };
   return { body, schema };
 }
@@ -193,7 +195,7 @@ function declare(product: AnyProduct, surface: Surface, depth: number): Discover
   if (surface === "a2a") {
     const { body, schema } = a2aBody(product);
     const declared = declareDiscoveryExtension({ bodyType: "json", input: body, inputSchema: schema, output }).bazaar!;
-    return enrich(declared, "POST", `${A2A_REST_PATH}/v1/message:send`);
+    return enrich(declared, "POST", A2A_JSONRPC_PATH);
   }
   const declared = declareDiscoveryExtension({ input: exampleParams(product, false), inputSchema: queryParamsSchema(product), output }).bazaar!;
   return enrich(declared, "GET", product.path);
