@@ -7,8 +7,18 @@
  * fault switch: the call fails, nothing is charged), and a rate-limit refusal. With
  * PostgreSQL, the scrape also reads the pool and the payments in flight from the shared
  * database (a delivered optimistic payment written straight into its table).
+ *
+ * The compose deployment's Prometheus and Grafana, as far as this machine allows (no
+ * Docker daemon): the compose file parses and hands Prometheus the admin credential as a
+ * secret, the Prometheus job scrapes every app replica's /metrics with it (followed here
+ * against the live service), and each dashboard query names metrics the live /metrics
+ * declares, while every echo_* metric appears on the dashboard.
  */
 import { randomBytes, randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -177,5 +187,80 @@ describe("/metrics", () => {
     expect(total(after, "echo_payments_unfinished", { status: "pending" })).toBe(1);
     expect(total(after, "echo_optimistic_in_flight_usd")).toBe(0.25);
     await db!.query(`DELETE FROM payments WHERE status IN ('broadcast', 'pending') AND product = 'fng' AND surface = 'http' AND payer = '0x0000000000000000000000000000000000000001'`);
+  });
+});
+
+describe("deploy: Prometheus and Grafana over /metrics", () => {
+  const deploy = (p: string) => new URL(`../../deploy/${p}`, import.meta.url);
+  const compose = parseYaml(readFileSync(deploy("compose.yaml"), "utf8")) as {
+    services: Record<string, { image?: string; environment?: Record<string, string>; volumes?: string[]; secrets?: string[]; depends_on?: unknown }>;
+    secrets: Record<string, { environment?: string }>;
+  };
+  const prometheus = parseYaml(readFileSync(deploy("prometheus.yml"), "utf8")) as {
+    scrape_configs: Array<{ job_name: string; metrics_path: string; scheme: string; authorization: { type: string; credentials_file: string }; dns_sd_configs: Array<{ names: string[]; type: string; port: number }> }>;
+  };
+  const job = prometheus.scrape_configs.find((j) => j.job_name === "echo")!;
+
+  /** Metric families the live /metrics declares (`# TYPE name kind`). */
+  async function families(): Promise<Map<string, string>> {
+    const text = await (await paid.fx.get("/metrics", { headers: AUTH })).text();
+    return new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+  }
+
+  it("compose runs Prometheus with the app's admin credential as a secret, and Grafana with the dashboard", () => {
+    const app = compose.services.app!;
+    expect(app.environment!.ADMIN_TOKEN).toMatch(/^\$\{ADMIN_TOKEN:\?.+\}$/);
+    expect(compose.secrets.admin_token).toEqual({ environment: "ADMIN_TOKEN" });
+    const prom = compose.services.prometheus!;
+    expect(prom.image).toMatch(/^prom\/prometheus:v\d+\.\d+\.\d+$/);
+    expect(prom.secrets).toEqual(["admin_token"]);
+    expect(prom.volumes).toContain("./prometheus.yml:/etc/prometheus/prometheus.yml:ro");
+    const grafana = compose.services.grafana!;
+    expect(grafana.volumes).toEqual(["./grafana/provisioning:/etc/grafana/provisioning:ro", "./grafana/dashboards:/var/lib/grafana/dashboards:ro"]);
+    const provider = parseYaml(readFileSync(deploy("grafana/provisioning/dashboards/echo.yaml"), "utf8")) as { providers: Array<{ options: { path: string } }> };
+    expect(provider.providers[0]!.options.path).toBe("/var/lib/grafana/dashboards");
+  });
+
+  it("the Prometheus job scrapes each app replica's /metrics with the secret compose mounts, as this scrape does", async () => {
+    expect(job.dns_sd_configs).toEqual([expect.objectContaining({ names: ["app"], type: "A", port: 3000 })]);
+    expect(readFileSync(new URL("../../Dockerfile", import.meta.url), "utf8")).toMatch(/^EXPOSE 3000$/m);
+    // Compose mounts the secret `admin_token` at /run/secrets/admin_token.
+    expect(job.authorization).toEqual({ type: "Bearer", credentials_file: "/run/secrets/admin_token" });
+    const dir = mkdtempSync(join(tmpdir(), "echo-secret-"));
+    try {
+      const file = join(dir, "admin_token");
+      writeFileSync(file, ADMIN);
+      const url = `${paid.fx.svc.url}${job.metrics_path}`;
+      expect(new URL(url).protocol).toBe(`${job.scheme}:`);
+      const res = await fetch(url, { headers: { Authorization: `${job.authorization.type} ${readFileSync(file, "utf8").trim()}` } });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toMatch(/^# TYPE echo_calls_total counter$/m);
+      expect((await fetch(url)).status).toBe(404);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("every dashboard query names metrics the live /metrics declares, and every echo_* metric is on the dashboard", async () => {
+    const dashboard = JSON.parse(readFileSync(deploy("grafana/dashboards/echo.json"), "utf8")) as { panels: Array<{ type: string; datasource?: { uid: string }; targets?: Array<{ expr: string; datasource: { uid: string } }> }> };
+    const datasource = parseYaml(readFileSync(deploy("grafana/provisioning/datasources/prometheus.yaml"), "utf8")) as { datasources: Array<{ uid: string; url: string }> };
+    expect(datasource.datasources[0]!.url).toBe("http://prometheus:9090");
+    const live = await families();
+    const used = new Set<string>();
+    const queries = dashboard.panels.filter((p) => p.type !== "row").flatMap((p) => p.targets!);
+    expect(queries.length).toBeGreaterThan(15);
+    for (const q of queries) {
+      expect(q.datasource.uid).toBe(datasource.datasources[0]!.uid);
+      const names = [...q.expr.matchAll(/\b((?:echo|process|nodejs)_[a-z0-9_]+)\b/g)].map((m) => m[1]!);
+      expect(names.length, q.expr).toBeGreaterThan(0);
+      for (const name of names) {
+        // A histogram's series are its family name plus _bucket, _sum or _count.
+        const family = live.has(name) ? name : name.replace(/_(bucket|sum|count)$/, "");
+        expect(live.has(family), `${name} (in ${q.expr})`).toBe(true);
+        if (family !== name) expect(live.get(family)).toBe("histogram");
+        used.add(family);
+      }
+    }
+    for (const name of live.keys()) if (name.startsWith("echo_")) expect(used, `${name} is not on the dashboard`).toContain(name);
   });
 });
