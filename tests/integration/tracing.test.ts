@@ -6,10 +6,14 @@
  * credential kind and outcome, and under that one span per phase the Server-Timing header
  * measures (verify, handler, settle). A paid call's spans name the payment method and the
  * settlement mode; no attribute anywhere carries a key, a token, a payment payload, a
- * signature or the payer.
+ * signature or the payer. Without an endpoint, no module of the OpenTelemetry SDK is
+ * loaded at all.
  */
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFixture, type Fixture } from "../helpers/fixture";
@@ -167,4 +171,43 @@ describe("traces of a paid call", () => {
     const receipt = JSON.parse(Buffer.from(res.headers.get("payment-response")!, "base64").toString("utf8")) as { transaction: string };
     expectNoSecrets(trace, [sent[0]!.slice(0, 40), payload.payload.signature, payload.payload.authorization.nonce, paid.payer.address.slice(2), receipt.transaction]);
   });
+});
+
+describe("without an OTLP endpoint", () => {
+  /** The SDK's packages as a process requires them (Next's externals may carry a hash suffix). */
+  const SDK = /@opentelemetry\/(sdk-|exporter-|otlp-|resources|context-async-hooks)/;
+
+  /** The @opentelemetry modules a service required by the time a free-key call was answered. */
+  async function loadedBy(env: Record<string, string | undefined>): Promise<string[]> {
+    // A preload that notes every @opentelemetry module the process requires (Next loads
+    // its externals, the SDK among them, with require).
+    const dir = mkdtempSync(join(tmpdir(), "echo-loads-"));
+    const log = join(dir, "loads.txt");
+    const preload = join(dir, "note-loads.cjs");
+    writeFileSync(
+      preload,
+      `const Module = require("node:module"); const fs = require("node:fs"); const load = Module._load;
+       Module._load = function (request, ...rest) { if (request.includes("@opentelemetry/")) fs.appendFileSync(${JSON.stringify(log)}, request + "\\n"); return load.call(this, request, ...rest); };`,
+    );
+    writeFileSync(log, "");
+    const fx = await startFixture({ nodeArgs: ["--require", preload], env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined, CACHE_DISABLED: "1", ...env } });
+    try {
+      const key = (await (await fx.get("/v1/free-key")).json()).api_key as string;
+      expect((await fx.get("/v1/fng", { headers: { "X-Api-Key": key } })).status).toBe(200);
+      return readFileSync(log, "utf8").split("\n").filter(Boolean);
+    } finally {
+      await fx.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("loads no module of the OpenTelemetry SDK or exporter, at start or on a call", async () => {
+    const off = await loadedBy({ OTEL_EXPORTER_OTLP_ENDPOINT: undefined });
+    expect(off.filter((r) => SDK.test(r))).toEqual([]);
+  }, 120_000);
+
+  it("(the same check sees the SDK when an endpoint is set; nothing listens there, spans are dropped)", async () => {
+    const on = await loadedBy({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" });
+    expect(on.filter((r) => SDK.test(r)).length).toBeGreaterThan(0);
+  }, 120_000);
 });
