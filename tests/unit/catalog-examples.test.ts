@@ -55,5 +55,6 @@ describe("catalog examples", () => {
     const value = await runProduct(p, validateOrThrow(paramsSchema(p.params), query, "query"), payment ? { payment } : {});
     const [expected, actual] = [shapeOf(p.example), shapeOf(value)];
     expect(sameShape(expected, actual), `example: ${JSON.stringify(expected)}\nreal:    ${JSON.stringify(actual)}`).toBe(true);
-  });
+    // The attestation key and the bundles live in the database: the first of them opens it (migrations included).
+  }, 120_000);
 });
