@@ -34,6 +34,13 @@ const config: NextConfig = {
     "tiny-secp256k1",
     // Loaded only with CDP keys (lib/payments/x402/remote.ts), with its CDP SDK.
     "@coinbase/x402",
+    // One copy per process for the metrics registry and the tracer that Next's own spans
+    // use (@opentelemetry/api's global); the trace SDK loads only with an OTLP endpoint.
+    "prom-client",
+    "@opentelemetry/api",
+    "@opentelemetry/sdk-trace-node",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/resources",
   ],
   // Every response points agents to the discovery documents (RFC 8288 Link header).
   async headers() {

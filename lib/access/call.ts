@@ -21,48 +21,33 @@
  *   else renderError(result.error);
  */
 import { performance } from "node:perf_hooks";
-import type { AnyProduct } from "@/lib/catalog/types";
-import type { Credential, Surface } from "@/lib/access/credentials";
-import type { Granted, Refused } from "@/lib/access/outcome";
+import type { Refused } from "@/lib/access/outcome";
+import type { CallInput, CallResult, CallTiming } from "@/lib/access/call-result";
+import { recordCall } from "@/lib/access/call-metrics";
+import { inPhase, traceCall } from "@/lib/telemetry/spans";
 import { authorize, releaseQuietly, type AccessRequest, type Grant } from "@/lib/access/gate";
 import { PaymentRequiredError, priceFor } from "@/lib/access/payment-required";
 import { paramsSchema } from "@/lib/catalog/params";
 import { runProduct } from "@/lib/catalog/run";
 import { validateOrThrow } from "@/lib/catalog/validate";
-import { ApiError, toApiError } from "@/lib/errors";
+import { toApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
 
-export interface CallInput {
-  product: AnyProduct;
-  /** Which price applies (HTTP price or tool price). */
-  surface: Surface;
-  credential: Credential;
-  /** Raw parameters (query string values or tool arguments), validated here. */
-  params: Record<string, string>;
-  /** Where the parameters came from, for spec 2.6's `loc` ("query", "arguments"). */
-  paramsAt: string;
-  /** Absolute URL of the resource (payment requirements name it). */
-  resource: string;
-  clientIp: string;
-  /** A HEAD request: check, never charge, never run. */
-  head?: boolean;
-}
+export type { CallInput, CallResult, CallTiming } from "@/lib/access/call-result";
 
-/** Milliseconds per phase; a phase that did not run is absent. */
-export interface CallTiming {
-  verify?: number;
-  handler?: number;
-  settle?: number;
-}
-
-export type CallResult =
-  /** `replayed`: a payment presented again, answered with what it got the first time. */
-  | { kind: "granted"; value: unknown; outcome: Granted; timing: CallTiming; replayed?: boolean }
-  | { kind: "refused"; refusal: Refused; timing: CallTiming }
-  | { kind: "failed"; error: ApiError; timing: CallTiming };
-
-/** Runs one call of `input.product` through validation, the gate and the handler. */
+/**
+ * Runs one call of `input.product` through validation, the gate and the handler, under
+ * a trace span when tracing is on (lib/telemetry), and counts it in the metrics once
+ * (lib/access/call-metrics.ts; a HEAD check is not a call).
+ */
 export async function callProduct(input: CallInput): Promise<CallResult> {
+  const started = performance.now();
+  const result = await traceCall(input, () => runCall(input));
+  if (!input.head) recordCall(input, result, (performance.now() - started) / 1000);
+  return result;
+}
+
+async function runCall(input: CallInput): Promise<CallResult> {
   const timing: CallTiming = {};
   const context = { product: input.product.id, surface: input.surface };
   let params: unknown;
@@ -77,7 +62,7 @@ export async function callProduct(input: CallInput): Promise<CallResult> {
   let grant: Grant;
   const t0 = performance.now();
   try {
-    grant = await authorize(req);
+    grant = await inPhase("verify", () => authorize(req));
   } catch (err) {
     timing.verify = performance.now() - t0;
     return refusedOrFailed(req, err, timing, "authorize");
@@ -92,17 +77,17 @@ export async function callProduct(input: CallInput): Promise<CallResult> {
   let value: unknown;
   const t1 = performance.now();
   try {
-    value = await runProduct(input.product, params, { payment: grant.payment });
+    value = await inPhase("handler", () => runProduct(input.product, params, { payment: grant.payment }));
   } catch (err) {
     timing.handler = performance.now() - t1;
     await releaseQuietly(req, grant);
-    return { kind: "failed", error: toApiError(err, context), timing };
+    return { kind: "failed", error: toApiError(err, context), timing, method: grant.method };
   }
   timing.handler = performance.now() - t1;
 
   const t2 = performance.now();
   try {
-    const outcome = await grant.commit(value);
+    const outcome = await inPhase("settle", () => grant.commit(value));
     timing.settle = performance.now() - t2;
     return { kind: "granted", value, outcome, timing };
   } catch (err) {
@@ -140,7 +125,7 @@ function refusedOrFailed(req: AccessRequest, err: unknown, timing: CallTiming, p
   }
   const error = toApiError(err, context);
   logPaymentProblem(req, phase, { code: error.code, message: error.message, method: grant?.method ?? null, paymentId: grant?.payment?.id ?? null, reference: grant?.reference ?? null }, grant);
-  return { kind: "failed", error, timing };
+  return { kind: "failed", error, timing, method: grant?.method ?? null };
 }
 
 /**

@@ -17,8 +17,11 @@ export type { PaymentResponse } from "@/lib/payments/types";
 export interface X402Required {
   x402Version: 2;
   error: string;
-  resource: ResourceInfo;
+  /** The resource, named for the x402 Bazaar (lib/access/x402-extensions.ts). */
+  resource: ResourceInfo & { serviceName?: string; tags?: string[]; iconUrl?: string };
   accepts: PaymentRequirements[];
+  /** The declared x402 extensions (`bazaar`, `payment-identifier`): lib/access/x402-extensions.ts. */
+  extensions?: Record<string, unknown>;
 }
 
 /**
@@ -34,7 +37,7 @@ export interface Requirement {
   /** The x402 v2 PaymentRequired; null when no x402 method is accepted. */
   x402: X402Required | null;
   /** The same for v1 clients; null likewise. */
-  x402_v1: { x402Version: 1; error: string; accepts: ReturnType<typeof toV1Requirement>[] } | null;
+  x402_v1: { x402Version: 1; error: string; accepts: ReturnType<typeof toV1Requirement>[]; extensions?: Record<string, unknown> } | null;
   xlm: XlmOffer | null;
   alternatives: { bundle: string | null; free_key: string | null };
 }

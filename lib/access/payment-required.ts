@@ -4,8 +4,9 @@
  * With at least one x402 method the requirement includes the x402 v2 PaymentRequired
  * (and its v1 form); without one it has no x402 part at all (an empty `accepts[]` is
  * not a valid x402 document), only spec 2.2's fields, the XLM offer when XLM is
- * accepted, and the alternatives. How a surface shows it: lib/http/access-render.ts
- * (HTTP), lib/mcp/results.ts (MCP).
+ * accepted, and the alternatives. The x402 parts carry the extensions every requirement
+ * declares (Bazaar discovery, payment identifier: lib/access/x402-extensions.ts). How a
+ * surface shows it: lib/http/access-render.ts (HTTP), lib/mcp/results.ts (MCP).
  */
 import type { PaymentRequirements } from "@x402/core/types";
 import type { AnyProduct } from "@/lib/catalog/types";
@@ -22,6 +23,7 @@ import { env } from "@/lib/config/env";
 import { priceSurfaceOf } from "@/lib/catalog/surfaces";
 import { META } from "@/lib/a2a/protocol";
 import { brand } from "@/lib/errors/brand";
+import { v1OutputSchema, withExtensions } from "@/lib/access/x402-extensions";
 
 export type { Requirement, X402Required } from "@/lib/access/outcome";
 
@@ -94,15 +96,16 @@ export async function buildRequirement(product: AnyProduct, surface: Surface, re
   const extra = await extraOffers({ product, surface, priceUsd: price, fetchRate: opts.fetchRate ?? true });
   const xlm = (extra["xlm-memo"] as XlmOffer | null | undefined) ?? null;
   const elsewhere = takesOutOfBand(surface) ? [] : usableMethods().filter((m) => m.requirement(price) === null).map((m) => m.facts().label);
-  const x402 = accepts.length > 0;
+  const x402 = accepts.length > 0 ? withExtensions({ x402Version: 2, error, resource, accepts }, product, surface) : null;
+  const outputSchema = x402 ? v1OutputSchema(x402) : undefined;
   return {
     endpoint: product.path,
     price,
     price_usd: usd6(price),
     currency: "USD",
     instruction: instructionFor(product, surface, price, accepts.map((a) => a.network), xlm !== null, elsewhere),
-    x402: x402 ? { x402Version: 2, error, resource, accepts } : null,
-    x402_v1: x402 ? { x402Version: 1, error, accepts: accepts.map((r) => toV1Requirement(r, resource)) } : null,
+    x402,
+    x402_v1: x402 ? { x402Version: 1, error, accepts: accepts.map((r) => toV1Requirement(r, resource, outputSchema)), extensions: x402.extensions } : null,
     xlm,
     alternatives: {
       bundle: product.kind === "data" ? productById("bundle").path : null,

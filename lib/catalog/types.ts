@@ -53,6 +53,12 @@ export interface Product<P extends ParamSet = ParamSet, O extends z.ZodType = z.
   freeTier: boolean;
   params: P;
   output: O;
+  /**
+   * A real response of this product (a call against the upstream simulator, arrays cut
+   * to their first entries): the x402 Bazaar's `info.output.example`. A test checks that
+   * it passes `output` and has the shape a call returns today.
+   */
+  example: z.output<O>;
   /** Seconds a computed response is reused for identical parameters. */
   cacheTtlSeconds: number;
   /** Upstream providers the handler depends on (health, docs). */

@@ -35,7 +35,17 @@ export interface DbHandle {
   mode: "pglite" | "postgres";
   /** Schema holding the tables (PostgreSQL only; PGlite uses public). */
   schema: string;
+  /** The connection pool's use now (PostgreSQL only: PGlite is one in-process connection). */
+  pool?: () => PoolUse;
   close(): Promise<void>;
+}
+
+/** Connections of a pg Pool: open, idle, clients waiting for one, and its size limit. */
+export interface PoolUse {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
 }
 
 /** The shared database handle, opened and migrated on first use. */
@@ -112,6 +122,7 @@ async function openPostgres(url: string): Promise<DbHandle> {
       (opts?.name ? await pool.query({ name: opts.name, text: sql, values: params as unknown[] }) : await pool.query(sql, params as unknown[])).rows as T[],
     mode: "postgres",
     schema,
+    pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: poolConfig.max }),
     close: async () => {
       await prisma.$disconnect();
       await pool.end().catch(() => undefined);

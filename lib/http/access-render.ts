@@ -62,7 +62,7 @@ export function refusalHeaders(r: Refused): Record<string, string> {
  */
 export function refusalBody(r: Refused): Record<string, unknown> {
   const q = r.requirement;
-  const x402 = q.x402_v1 ? { x402Version: 1, error: r.message, code: r.code, accepts: q.x402_v1.accepts } : { error: r.message, code: r.code };
+  const x402 = q.x402_v1 ? { x402Version: 1, error: r.message, code: r.code, accepts: q.x402_v1.accepts, extensions: q.x402_v1.extensions } : { error: r.message, code: r.code };
   return {
     ...x402,
     endpoint: q.endpoint,

@@ -4,23 +4,8 @@
  * ADMIN_TOKEN is configured) gets the same 404 as an unknown path. It never returns a
  * token, a key, a hash or an e-mail: only counts and invariant checks.
  */
-import { timingSafeEqual, createHash } from "node:crypto";
 import { env } from "@/lib/config/env";
 import { getDbHandle } from "@/lib/db/client";
-
-function sameSecret(a: string, b: string): boolean {
-  // Compare digests so the comparison time does not depend on the secret's length.
-  const ha = createHash("sha256").update(a).digest();
-  const hb = createHash("sha256").update(b).digest();
-  return timingSafeEqual(ha, hb);
-}
-
-export function isAdmin(req: Request): boolean {
-  const admin = env().ADMIN_TOKEN;
-  if (!admin) return false;
-  const m = req.headers.get("authorization")?.match(/^Bearer\s+(\S+)$/i);
-  return Boolean(m && sameSecret(m[1]!, admin));
-}
 
 export async function ledgerReport(): Promise<Record<string, unknown>> {
   const h = await getDbHandle();

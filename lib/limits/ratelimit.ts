@@ -19,6 +19,7 @@ import { log } from "@/lib/log";
 import { policies, type Policy } from "@/lib/limits/policies";
 import { upstashAdapter, type UpstashRedisLike } from "@/lib/limits/redis";
 import { processState } from "@/lib/process-state";
+import { countRateLimited } from "@/lib/metrics";
 
 export interface LimitResult {
   success: boolean;
@@ -141,10 +142,12 @@ function limiter(): Promise<Limiter> {
   });
 }
 
-/** Counts one request for `key` under the named policy. */
+/** Counts one request for `key` under the named policy (a refusal also in the metrics). */
 export async function rateLimit(name: keyof ReturnType<typeof policies>, key: string): Promise<LimitResult> {
   const policy = policies()[name];
-  return (await limiter()).limit(policy, key);
+  const result = await (await limiter()).limit(policy, key);
+  if (!result.success) countRateLimited(policy.name);
+  return result;
 }
 
 /** Standard RateLimit headers (IETF draft) plus Retry-After when refused. */

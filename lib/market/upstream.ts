@@ -4,7 +4,8 @@
  * a clear `UpstreamError`, never a NaN downstream) and secrets redacted from messages.
  * A provider may name its own refusals (geo blocks, bans) and may bound bursts with a
  * limiter: then a 429 pauses every caller for its `Retry-After` and the call is retried
- * once. (/health probes the providers itself: lib/http/health.ts.)
+ * once. Every request is counted and timed per provider (lib/metrics). (/health probes
+ * the providers itself: lib/http/health.ts.)
  */
 import type { z } from "zod";
 import { env } from "@/lib/config/env";
@@ -12,6 +13,7 @@ import { log } from "@/lib/log";
 import { round } from "@/lib/market/signals/math";
 import type { UpstreamLimiter } from "@/lib/market/limiter";
 import { UpstreamError, type UpstreamFailure } from "@/lib/market/upstream-error";
+import { countUpstream, countUpstreamFailure } from "@/lib/metrics";
 
 export { UpstreamError, type UpstreamErrorDetail, type UpstreamFailure } from "@/lib/market/upstream-error";
 
@@ -146,7 +148,7 @@ async function fetchOnce<S extends z.ZodType>(provider: Provider, path: string, 
     const e = err as Error;
     const kind: UpstreamFailure = e.name === "TimeoutError" || e.name === "AbortError" ? "timeout" : "network";
     const msg = kind === "timeout" ? `timed out after ${timeoutMs} ms (${where})` : `request failed (${where}): ${e.message}`;
-    return fail(provider, new UpstreamError(provider.name, kind, msg));
+    return fail(provider, new UpstreamError(provider.name, kind, msg), started);
   }
   if (!res.ok) {
     const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"));
@@ -159,23 +161,27 @@ async function fetchOnce<S extends z.ZodType>(provider: Provider, path: string, 
     }
     const kind: UpstreamFailure = res.status === 429 ? "rate_limited" : "http";
     const message = note ? `${note} (${where})` : `HTTP ${res.status} (${where})`;
-    return fail(provider, new UpstreamError(provider.name, kind, message, res.status, { note, retryAfterMs }));
+    return fail(provider, new UpstreamError(provider.name, kind, message, res.status, { note, retryAfterMs }), started);
   }
   let raw: unknown;
   try {
     raw = await res.json();
   } catch (err) {
-    return fail(provider, new UpstreamError(provider.name, "parse", `response is not JSON (${where}): ${(err as Error).message}`));
+    return fail(provider, new UpstreamError(provider.name, "parse", `response is not JSON (${where}): ${(err as Error).message}`), started);
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    return fail(provider, new UpstreamError(provider.name, "parse", `unexpected response format (${where}): ${zodSummary(parsed.error)}`));
+    return fail(provider, new UpstreamError(provider.name, "parse", `unexpected response format (${where}): ${zodSummary(parsed.error)}`), started);
   }
   log.debug("upstream.ok", { provider: provider.name, path: where, ms: Date.now() - started });
+  countUpstream(provider.name, (Date.now() - started) / 1000);
   return parsed.data;
 }
 
-function fail(provider: Provider, err: UpstreamError): never {
+/** Logs and counts a failure (with `started`: of the request made at that time), then throws it. */
+function fail(provider: Provider, err: UpstreamError, started?: number): never {
+  if (started === undefined) countUpstreamFailure(provider.name, err.kind);
+  else countUpstream(provider.name, (Date.now() - started) / 1000, err.kind);
   log.warn("upstream.failed", { provider: provider.name, kind: err.kind, message: err.message });
   throw err;
 }

@@ -54,7 +54,11 @@ export const PAYMENT_REQUIRED_SCHEMA: JsonSchema = {
     price_usd: { type: "string" },
     currency: { const: "USD" },
     instruction: { type: "string" },
-    resource: { type: "object", required: ["url"], properties: { url: { type: "string" }, description: { type: "string" }, mimeType: { type: "string" } } },
+    resource: {
+      type: "object",
+      required: ["url"],
+      properties: { url: { type: "string" }, description: { type: "string" }, mimeType: { type: "string" }, serviceName: { type: "string" }, tags: { type: "array", items: { type: "string" } }, iconUrl: { type: "string" } },
+    },
     accepts: {
       type: "array",
       items: {
@@ -71,6 +75,7 @@ export const PAYMENT_REQUIRED_SCHEMA: JsonSchema = {
         },
       },
     },
+    extensions: { type: "object", description: "x402 extensions: bazaar (discovery) and payment-identifier." },
     xlm: { type: ["object", "null"] },
     alternatives: { type: "object" },
   },
@@ -91,7 +96,7 @@ export function paidOutputSchema(data: JsonSchema): JsonSchema {
 /**
  * The requirement of a refusal as the tool's result: spec 2.2's fields and, when an x402
  * method is accepted, the x402 v2 PaymentRequired (`x402Version`, `resource`,
- * `accepts[]`). Without an x402 method there is no PaymentRequired to offer (an empty
+ * `accepts[]`, `extensions`). Without an x402 method there is no PaymentRequired to offer (an empty
  * `accepts[]` is not one), so the result carries no structured content.
  */
 export function refusalResult(r: Refused): CallToolResult {
@@ -105,7 +110,7 @@ export function refusalResult(r: Refused): CallToolResult {
     price_usd: q.price_usd,
     currency: q.currency,
     instruction: q.instruction,
-    ...(q.x402 ? { x402Version: 2, accepts: q.x402.accepts, resource: q.x402.resource } : {}),
+    ...(q.x402 ? { x402Version: 2, accepts: q.x402.accepts, resource: q.x402.resource, ...(q.x402.extensions ? { extensions: q.x402.extensions } : {}) } : {}),
     xlm: q.xlm,
     alternatives: q.alternatives,
   };

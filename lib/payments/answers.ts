@@ -26,6 +26,14 @@ function keyFor(paymentId: string, identifier: string): Buffer {
   return Buffer.from(hkdfSync("sha256", Buffer.from(identifier, "utf8"), Buffer.from(paymentId, "utf8"), INFO, 32));
 }
 
+/**
+ * The prefix of the payment identifiers our requirements suggest (lib/access/x402-extensions.ts).
+ * One requirement may be reused to sign several payments, all carrying its suggested id:
+ * such an id is each payment's secret but keys nothing exclusive, so the rule "same id,
+ * another payload: 409" holds only for ids a client chose.
+ */
+export const SUGGESTED_ID_PREFIX = "srv_";
+
 /** The SHA-256 (hex) the ledger keeps of a payment identifier (never the id itself). */
 export function identifierKey(identifier: string): string {
   return createHash("sha256").update(`payment-identifier\n${identifier}`).digest("hex");

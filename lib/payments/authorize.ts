@@ -16,7 +16,7 @@ import type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
 import { decodePayment, type DecodedPayment } from "@/lib/payments/x402/codec";
 import { methodFor, takesOutOfBand, type MethodId, type PaymentMethod } from "@/lib/payments/methods/registry";
 import { AnsweredBefore, paymentSeen } from "@/lib/payments/ledger";
-import { identifierKey, openAnswer, paymentIdentity } from "@/lib/payments/answers";
+import { identifierKey, openAnswer, paymentIdentity, SUGGESTED_ID_PREFIX } from "@/lib/payments/answers";
 import { productById } from "@/lib/catalog/lookup";
 import { startRecovery } from "@/lib/payments/recovery";
 
@@ -58,7 +58,9 @@ export async function authorizePayment(input: PaymentInput, onMethod?: (id: Meth
   const full: PaymentInput = {
     ...input,
     identifier,
-    idempotencyKey: identifier ? identifierKey(identifier) : null,
+    // A client's own id is exclusive to its payment (same id, another payload: 409); the
+    // one our requirement suggested may be shared by payments signed from it.
+    idempotencyKey: identifier && !identifier.startsWith(SUGGESTED_ID_PREFIX) ? identifierKey(identifier) : null,
     identity: canonical ? paymentIdentity(canonical, identifier) : null,
   };
   try {

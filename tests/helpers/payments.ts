@@ -13,11 +13,12 @@ import { toClientEvmSigner } from "@x402/evm";
 import { wrapFetchWithPayment as wrapFetchV1 } from "../clients/v1";
 import { BASE_USDC, localBase, WALLET_FACTORY, walletFactoryAbi } from "./chain";
 
-export function v2Fetch(account: HDAccount, rpcUrl: string): typeof fetch {
+/** The official v2 client paying with `account`; `base` is the fetch it sends with (a test may watch what goes out). */
+export function v2Fetch(account: HDAccount, rpcUrl: string, base: typeof fetch = fetch): typeof fetch {
   const wallet = createWalletClient({ account, chain: localBase(rpcUrl), transport: http(rpcUrl, { retryCount: 0 }) }).extend(publicActions);
   const client = new x402Client();
   registerExactEvmScheme(client, { signer: toClientEvmSigner(account, wallet as never) });
-  return wrapFetchWithPayment(fetch, client) as typeof fetch;
+  return wrapFetchWithPayment(base, client) as typeof fetch;
 }
 
 export function v1Fetch(account: HDAccount, rpcUrl: string, maxValue = 30_000_000n): typeof fetch {

@@ -62,15 +62,16 @@ function localNginxConf(conf: string, upstreams: number[], port: number): string
 }
 
 /** A chunked body's data (ASCII bodies: the chunk sizes count characters as bytes). */
-function dechunk(body: string): string {
-  let out = "";
+/** A chunked body decoded; chunk sizes count bytes, so this works on bytes (a body may hold multi-byte UTF-8). */
+function dechunk(body: Buffer): Buffer {
+  const out: Buffer[] = [];
   let rest = body;
   for (;;) {
     const eol = rest.indexOf("\r\n");
-    const size = parseInt(rest.slice(0, eol), 16);
-    if (!(size > 0)) return out;
-    out += rest.slice(eol + 2, eol + 2 + size);
-    rest = rest.slice(eol + 2 + size + 2);
+    const size = parseInt(rest.subarray(0, eol).toString("latin1"), 16);
+    if (!(size > 0)) return Buffer.concat(out);
+    out.push(rest.subarray(eol + 2, eol + 2 + size));
+    rest = rest.subarray(eol + 2 + size + 2);
   }
 }
 
@@ -81,12 +82,12 @@ function raw(port: number, head: string): Promise<{ status: number; headers: str
     const chunks: Buffer[] = [];
     socket.on("data", (c) => chunks.push(c));
     const done = () => {
-      const text = Buffer.concat(chunks).toString("utf8");
-      const at = text.indexOf("\r\n\r\n");
-      const headers = at < 0 ? text : text.slice(0, at);
-      let body = at < 0 ? "" : text.slice(at + 4);
+      const bytes = Buffer.concat(chunks);
+      const at = bytes.indexOf("\r\n\r\n");
+      const headers = (at < 0 ? bytes : bytes.subarray(0, at)).toString("utf8");
+      let body: Buffer = at < 0 ? Buffer.alloc(0) : bytes.subarray(at + 4);
       if (/^transfer-encoding: chunked/im.test(headers)) body = dechunk(body);
-      resolve({ status: Number(headers.match(/^HTTP\/1\.[01] (\d{3})/)?.[1] ?? 0), headers, body });
+      resolve({ status: Number(headers.match(/^HTTP\/1\.[01] (\d{3})/)?.[1] ?? 0), headers, body: body.toString("utf8") });
     };
     socket.on("end", done);
     socket.on("error", (err) => (chunks.length ? done() : reject(err)));

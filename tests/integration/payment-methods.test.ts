@@ -14,11 +14,9 @@
  * log line per refused payment and per failed settlement (no secret in it); and a
  * Server-Timing header on paid calls.
  */
-import { createPrivateKey, generateKeyPairSync } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { getBase58Decoder } from "@solana/kit";
 import { Keypair } from "@stellar/stellar-sdk";
 import { extractText, getDocumentProxy } from "unpdf";
 import type { HDAccount } from "viem/accounts";
@@ -29,6 +27,7 @@ import type { ParamDoc } from "@/lib/catalog/params";
 import { startChain, type Chain } from "../helpers/chain";
 import { startFixture, type Fixture } from "../helpers/fixture";
 import { decodeB64Json, signAuthorization, v2Fetch, v2Header, type Requirement } from "../helpers/payments";
+import { solanaSecret } from "../helpers/solana-key";
 
 type J = Record<string, any>;
 const FNG = productByPath("/v1/fng")!;
@@ -316,15 +315,6 @@ describe("no per-call method configured", () => {
     expect(head.headers.get("payment-required")).toBeNull();
   });
 });
-
-/** A fee payer key for the in-process Solana facilitator (base58 of seed ‖ public key). */
-function solanaSecret(): { secret: string; address: string } {
-  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
-  const seed = createPrivateKey(privateKey.export({ format: "pem", type: "pkcs8" })).export({ format: "der", type: "pkcs8" }).subarray(-32);
-  const pub = publicKey.export({ format: "der", type: "spki" }).subarray(-32);
-  const b58 = getBase58Decoder();
-  return { secret: b58.decode(Buffer.concat([seed, pub])), address: b58.decode(pub) };
-}
 
 /**
  * A remote facilitator (the HTTP protocol of @x402/core's HTTPFacilitatorClient) that

@@ -26,11 +26,15 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { createWalletClient, http, parseAbi, parseSignature, type Address, type Hex } from "viem";
+import { createWalletClient, http, parseAbi, parseSignature, publicActions, type Address, type Hex } from "viem";
+import { x402Client, x402HTTPClient } from "@x402/fetch";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { toClientEvmSigner } from "@x402/evm";
 import { BASE_USDC, localBase, startChain, type Chain } from "../helpers/chain";
 import { startFixture, type Fixture } from "../helpers/fixture";
 import { decodeB64Json, paymentId, requirementFrom, signAuthorization, signWalletAuthorization, v2Header, type Requirement } from "../helpers/payments";
 import { hasPostgres, POSTGRES_URL } from "../helpers/services";
+import { expectSameAnswer, presented } from "../helpers/answers";
 import { rpcProxy } from "../helpers/rpc-proxy";
 
 const ADMIN = `admin-${randomBytes(12).toString("hex")}`;
@@ -63,13 +67,6 @@ for (const [i, mode] of MODES.entries()) {
       return v2Header(req, await signAuthorization(payer(), { to: req.payTo as `0x${string}`, value: BigInt(req.amount) }));
     };
     const debug = async () => (await fx.json("/v1/bundles/debug", { headers: { Authorization: `Bearer ${ADMIN}` } })).body;
-    /** `again` is `first` sent again, as it was: status, body, receipt and settlement response (nothing charged again). */
-    const expectSameAnswer = async (first: Response, again: Response) => {
-      expect(again.status).toBe(first.status);
-      expect(await again.clone().text()).toBe(await first.clone().text());
-      for (const h of ["x-receipt-id", "payment-response", "x-payment-response", "x-payment-settlement"]) expect(again.headers.get(h), h).toBe(first.headers.get(h));
-      expect(again.headers.get("idempotent-replayed")).toBe("true");
-    };
 
     beforeAll(async () => {
       await chain.mintUsdc(payer().address, 10_000_000n);
@@ -112,7 +109,7 @@ for (const [i, mode] of MODES.entries()) {
       expect(await chain.usdcBalance(payer().address)).toBe(before - 10_000n); // not charged twice
 
       // Presented once more: the answer it got, as it was, and nothing charged again.
-      await expectSameAnswer(again, await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } }));
+      expectSameAnswer(await presented(again.clone()), await presented(await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } })));
       expect(await chain.usdcBalance(payer().address)).toBe(before - 10_000n);
     });
 
@@ -221,7 +218,7 @@ for (const [i, mode] of MODES.entries()) {
       const again = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
       expect(again.status, await again.clone().text()).toBe(200);
       expect(await chain.usdcBalance(wallet)).toBe(1_000_000n - 10_000n);
-      await expectSameAnswer(again, await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } }));
+      expectSameAnswer(await presented(again.clone()), await presented(await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } })));
       expect(await chain.usdcBalance(wallet)).toBe(1_000_000n - 10_000n);
     });
 
@@ -340,6 +337,29 @@ for (const [i, mode] of MODES.entries()) {
       expect(await chain.usdcBalance(payer().address)).toBe(before - BigInt(req.amount));
       // The refused payment was not used: with an id of its own it pays.
       expect((await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": v2Header(req, other, undefined, paymentId()) } })).status).toBe(200);
+    });
+
+    it("two payments the official client signs from one requirement carry its suggested id: both served, each presented again gets its own answer", async () => {
+      const first402 = await fx.get("/v1/fng");
+      const required = JSON.parse(Buffer.from(first402.headers.get("payment-required")!, "base64").toString());
+      const suggestedId = required.extensions["payment-identifier"].info.id as string;
+      expect(suggestedId).toMatch(/^srv_[0-9a-f]{32}$/);
+      const wallet = createWalletClient({ account: payer(), chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) }).extend(publicActions);
+      const client = new x402Client();
+      registerExactEvmScheme(client, { signer: toClientEvmSigner(payer(), wallet as never) });
+      const http402 = new x402HTTPClient(client);
+      const payloads = [await client.createPaymentPayload(required), await client.createPaymentPayload(required)];
+      for (const p of payloads) expect((p.extensions?.["payment-identifier"] as { info: { id: string } }).info.id).toBe(suggestedId);
+      const before = await chain.usdcBalance(payer().address);
+      const answers = [];
+      for (const p of payloads) {
+        const res = await fx.get("/v1/fng", { headers: http402.encodePaymentSignatureHeader(p) });
+        expect(res.status, await res.clone().text()).toBe(200);
+        answers.push(await presented(res));
+      }
+      expect(answers[0]!.headers.get("x-receipt-id")).not.toBe(answers[1]!.headers.get("x-receipt-id"));
+      for (const [i, p] of payloads.entries()) expectSameAnswer(answers[i]!, await presented(await fx.get("/v1/fng", { headers: http402.encodePaymentSignatureHeader(p) })));
+      expect(await chain.usdcBalance(payer().address)).toBe(before - 2n * BigInt(required.accepts[0].amount));
     });
 
     it.runIf(mode.pgSchema)("a settled payment whose bookkeeping fails still delivers the data", async () => {

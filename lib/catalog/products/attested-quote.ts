@@ -48,6 +48,23 @@ export const attestedQuote = defineProduct({
       signature_base64: z.string(),
     }),
   }),
+  example: {
+    ticker: "XLM",
+    pair: "XLM-USD",
+    price_usd: 0.4202588,
+    change_24h_pct: 5.99,
+    source: "coingecko",
+    ts: "2026-11-26T19:18:46.231Z",
+    attestation: {
+      alg: "Ed25519",
+      key_id: "af98752fbf082e96",
+      public_key_hex: "4480ef28f002f381f377ac8ab04100cbd0cf8bb138532f201b647f6080e299f0",
+      public_key_base64: "RIDvKPAC84Hzd6yKsEEAy9DPi7E4Uy8gG2R/YIDimfA=",
+      message: "echo-x402-attestation/v1\nticker=XLM\nprice_usd=0.4202588\nsource=coingecko\nts=2026-11-26T19:18:46.231Z",
+      signature_hex: "9406bfd57c86f4c4a7d09c9eea2d730efe32e74aec6a9300b5440cc74e242b56c6ae09d9e7b2d6c3d2d3fd799c44cf4350058c6218d0392ceefaed240b291b04",
+      signature_base64: "lAa/1XyG9MSn0Jye6i1zDv4y50rsapMAtUQMx04kK1bGrgnZ57LWw9LT/XmcRM9DUAWMYhjQOSzu+u0kCykbBA==",
+    },
+  },
   cacheTtlSeconds: 5,
   sources: ["coingecko"],
   handler: async ({ ticker }, ctx) => {

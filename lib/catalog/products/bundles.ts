@@ -22,20 +22,28 @@ const BundleOut = z.object({
 const standardCredits = () => env().STANDARD_BUNDLE_CREDITS;
 const enterpriseCredits = () => env().ENTERPRISE_BUNDLE_CREDITS;
 
+/** The answer of a purchase: the bundle just minted (a real one, or the catalog's example). */
+function bundleResponse(tier: BundleTier, b: { token: string; id: string; credits: number; remaining: number }, now: Date): z.output<typeof BundleOut> {
+  return {
+    bundle_token: b.token,
+    bundle_id: b.id,
+    tier,
+    credits: b.credits,
+    credits_remaining: b.remaining,
+    credit_costs: { ...CREDIT_COSTS },
+    usage: "HTTP: X-Bundle-Token: <token> (or Authorization: Bearer <token>). MCP: pass bundle_token. Each response carries X-Bundle-Credits-Remaining.",
+    created_at: now.toISOString(),
+  };
+}
+
+/** The catalog's example purchase: the response's shape with a placeholder token (never a usable one). */
+const exampleBundle = (tier: BundleTier, credits: number) =>
+  bundleResponse(tier, { token: `echo_bt_${"0".repeat(43)}`, id: "b27f0254-c50f-4ddc-86d9-3f07c8652235", credits, remaining: credits }, new Date("2026-11-26T19:18:58.685Z"));
+
 function purchase(tier: BundleTier, credits: () => number) {
   return async (_params: Record<string, never>, ctx: HandlerContext) => {
     if (!ctx.payment) throw new ApiError("payment_required", "Bundles are bought with a per-call payment.");
-    const b = await mintBundle(tier, credits(), ctx.payment.id);
-    return {
-      bundle_token: b.token,
-      bundle_id: b.id,
-      tier,
-      credits: b.credits,
-      credits_remaining: b.remaining,
-      credit_costs: { ...CREDIT_COSTS },
-      usage: "HTTP: X-Bundle-Token: <token> (or Authorization: Bearer <token>). MCP: pass bundle_token. Each response carries X-Bundle-Credits-Remaining.",
-      created_at: ctx.now.toISOString(),
-    };
+    return bundleResponse(tier, await mintBundle(tier, credits(), ctx.payment.id), ctx.now);
   };
 }
 
@@ -69,6 +77,10 @@ function bundleProduct(o: {
     freeTier: false,
     params: {},
     output: BundleOut,
+    // Read when shown: the credits sold are configurable.
+    get example() {
+      return exampleBundle(o.tier, o.credits());
+    },
     cacheTtlSeconds: 0,
     sources: [],
     creditsSold: o.credits,

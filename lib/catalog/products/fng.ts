@@ -31,6 +31,17 @@ export const fng = defineProduct({
     source: z.literal("alternative.me"),
     ts: z.string().describe("Time the response was computed (ISO 8601)"),
   }),
+  example: {
+    index: 31,
+    label: "Fear",
+    score: -0.38,
+    as_of: "2026-11-26T00:00:00.000Z",
+    mean_7d: 39.86,
+    mean_30d: 43.9,
+    change_1d: -4,
+    source: "alternative.me",
+    ts: "2026-11-26T19:18:45.754Z",
+  },
   cacheTtlSeconds: 300,
   sources: ["alternative"],
   handler: async (_params, ctx) => {

@@ -1,5 +1,6 @@
 // GET /v1/bundles/debug — internal ledger counts and health (admin credential only; 404 otherwise).
-import { isAdmin, ledgerReport } from "@/lib/http/bundles-debug";
+import { ledgerReport } from "@/lib/http/bundles-debug";
+import { isAdmin } from "@/lib/http/admin";
 import { errorResponse, jsonResponse } from "@/lib/errors";
 import { notFound } from "@/lib/http/responses";
 import { otherMethods } from "@/lib/http/methods";

@@ -43,6 +43,35 @@ export const topMoversProduct = defineProduct({
     source: z.literal("coingecko").describe("Upstream provider"),
     ts: z.string().describe("Time the response was computed (ISO 8601)"),
   }),
+  example: {
+    gainers: [
+      {
+        symbol: "CRV",
+        name: "Curve DAO",
+        coingecko_id: "curve-dao-token",
+        price_usd: 0.9528688,
+        change_24h_pct: 14.66,
+        volume_24h_usd: 39940368,
+        market_cap_rank: 57,
+      },
+    ],
+    losers: [
+      {
+        symbol: "PEPE",
+        name: "Pepe",
+        coingecko_id: "pepe",
+        price_usd: 0.0000191615,
+        change_24h_pct: -11.64,
+        volume_24h_usd: 680884333,
+        market_cap_rank: 21,
+      },
+    ],
+    universe: 62,
+    eligible: 56,
+    min_volume_usd: 1000000,
+    source: "coingecko",
+    ts: "2026-11-26T19:18:58.465Z",
+  },
   cacheTtlSeconds: 60,
   sources: ["coingecko"],
   handler: async (_params, ctx) => {

@@ -57,6 +57,36 @@ export const prediction = defineProduct({
     source: z.literal("polymarket").describe("Upstream provider (Polymarket Gamma API)"),
     ts: z.string().describe("Time the response was computed (ISO 8601)"),
   }),
+  example: {
+    markets: [
+      {
+        rank: 1,
+        question: "Will an XRP spot ETF be approved this year?",
+        slug: "will-an-xrp-spot-etf-be-approved-this-year",
+        url: "https://polymarket.com/event/an-xrp-spot-etf-be-approved-this-year",
+        end_date: "2027-06-22T12:00:00.000Z",
+        days_to_end: 207.7,
+        volume_24h_usd: 6692914.54,
+        volume_usd: 427680204.64,
+        liquidity_usd: 122804.22,
+        outcomes: [
+          {
+            outcome: "Yes",
+            probability: 0.5805,
+          },
+        ],
+        leading_outcome: "Yes",
+        leading_probability: 0.5805,
+        yes_probability: 0.5805,
+        overround: 0,
+      },
+    ],
+    count: 10,
+    limit: 10,
+    total_volume_24h_usd: 24664779.74,
+    source: "polymarket",
+    ts: "2026-11-26T19:18:58.799Z",
+  },
   cacheTtlSeconds: 60,
   sources: ["polymarket"],
   handler: async ({ limit }, ctx) => {

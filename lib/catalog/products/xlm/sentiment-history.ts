@@ -91,6 +91,34 @@ export const sentimentHistory = defineProduct({
     hours: intParam({ description: "Number of hourly bars to return (1-168).", min: 1, max: 168, default: 24 }),
   },
   output,
+  example: {
+    hours: 24,
+    bars: [
+      {
+        ts: "2026-11-25T20:18:45.665Z",
+        price_usd: 0.3936938,
+        momentum_24h_pct: -3.1065,
+        fng: 35,
+        components: {
+          fear_greed: -0.3,
+          order_flow: null,
+          momentum: -0.6213,
+        },
+        sentiment: -0.4377,
+        label: "bearish",
+      },
+    ],
+    weights: {
+      fear_greed: 0.4,
+      order_flow: 0.3,
+      momentum: 0.3,
+    },
+    order_flow_note: "Order-book history is not available, so order flow is the current SDEX imbalance on the latest bar only; older bars renormalise the weights over fear_greed and momentum.",
+    degraded: false,
+    unavailable: [],
+    sources: ["coingecko", "alternative.me"],
+    ts: "2026-11-26T19:18:45.665Z",
+  },
   cacheTtlSeconds: 60,
   sources: ["coingecko", "alternative", "horizon"],
   handler: async ({ hours }, ctx) => {
