@@ -33,7 +33,7 @@ export async function loopbackFacilitator(opts: {
   const wallet = createWalletClient({ account, chain: localBase(opts.rpcUrl), transport: viemHttp(opts.rpcUrl, { retryCount: 0 }) }).extend(publicActions);
   const facilitator = new x402Facilitator();
   registerExactEvmScheme(facilitator, { signer: toFacilitatorEvmSigner({ ...wallet, address: account.address } as never), networks: (opts.network ?? "eip155:8453") as `${string}:${string}` });
-  const state = { pendingAnswers: 0, lastRefusal: "", calls: { verify: 0, settle: 0, supported: 0, refused: 0 }, beforeSettle: null as null | (() => void) };
+  const state = { pendingAnswers: 0, lastRefusal: "", calls: { verify: 0, settle: 0, supported: 0, refused: 0 }, beforeSettle: null as null | (() => void), lastPayload: null as null | Record<string, unknown> };
   /** Settlements already broadcast, by the payment's signature: a retry reconciles against them. */
   const broadcast = new Map<string, unknown>();
 
@@ -53,6 +53,7 @@ export async function loopbackFacilitator(opts: {
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
       const { paymentPayload, paymentRequirements } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      state.lastPayload = paymentPayload;
       if (req.method === "POST" && req.url === "/verify") {
         state.calls.verify++;
         return send(200, await facilitator.verify(paymentPayload, paymentRequirements));

@@ -66,6 +66,17 @@ describe("remote facilitator with credentials", () => {
     expect(fac.state.calls.verify).toBeGreaterThan(0);
   });
 
+  it("the extensions the client echoed (bazaar, payment-identifier) reach the facilitator, which catalogues the resource from them", async () => {
+    const required = JSON.parse(Buffer.from((await right.get("/v1/fng")).headers.get("payment-required")!, "base64").toString());
+    const signed = await signAuthorization(payer(), { to: payTo().address as Address, value: BigInt(req.amount) });
+    const header = Buffer.from(JSON.stringify({ x402Version: 2, resource: required.resource, accepted: required.accepts[0], payload: signed, extensions: required.extensions })).toString("base64");
+    const res = await paid(right, header);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const seen = fac.state.lastPayload as { extensions?: Record<string, { info?: Record<string, unknown> }> };
+    expect(seen.extensions?.bazaar?.info).toMatchObject({ input: { type: "http", method: "GET" } });
+    expect(seen.extensions?.["payment-identifier"]?.info?.id).toBe(required.extensions["payment-identifier"].info.id);
+  });
+
   it("a wrong secret: 503 with Retry-After naming the refused credentials, a log line, nothing moved; the same payment then settles once with the right secret", async () => {
     const header = await payment();
     const before = await balance();

@@ -8,6 +8,7 @@
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { env } from "@/lib/config/env";
 import { usdLabel, usdToAtomic } from "@/lib/payments/price";
+import { remoteFacilitatorUrl } from "@/lib/payments/x402/remote";
 import { checkExactEvm, resourceInfo, toFacilitatorPayload, type DecodedPayment } from "@/lib/payments/x402/codec";
 import { evmAuthorizationOutcome, evmKnownTransactions, evmTokenBalance, evmTransferSimulates, settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
 import { holdPayment } from "@/lib/payments/x402/hold";
@@ -55,7 +56,7 @@ function reference(decoded: DecodedPayment): string | null {
 async function authorize(decoded: DecodedPayment, input: PaymentInput) {
   const req = requirement(input.priceUsd);
   const auth = checkExactEvm(decoded, req, input.asOf);
-  const payload = toFacilitatorPayload(decoded, req, resourceInfo(input.resource, input.product.description));
+  const payload = toFacilitatorPayload(decoded, req, resourceInfo(input.resource, input.product.description), { forwardExtensions: remoteFacilitatorUrl() !== null });
   const from = auth.authorization.from.toLowerCase();
   return holdPayment({
     lock: {

@@ -13,6 +13,7 @@
 import { z } from "zod";
 import type { PaymentRequirements } from "@x402/core/types";
 import type { AuthorizedPayment, PaymentInput } from "@/lib/payments/types";
+import { remoteFacilitatorUrl } from "@/lib/payments/x402/remote";
 import { resourceInfo, toFacilitatorPayload, type DecodedPayment } from "@/lib/payments/x402/codec";
 import { usdLabel, usdToAtomic } from "@/lib/payments/price";
 import { env } from "@/lib/config/env";
@@ -106,7 +107,7 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput): Promise<
   const tx = readSvmPayment(shape.data.transaction);
   if (!tx) invalid("The `transaction` is not a base64-encoded Solana transaction.");
 
-  const payload = toFacilitatorPayload(decoded, req, resourceInfo(input.resource, input.product.description));
+  const payload = toFacilitatorPayload(decoded, req, resourceInfo(input.resource, input.product.description), { forwardExtensions: remoteFacilitatorUrl() !== null });
   const payer = tx.payer || null;
 
   return holdPayment({

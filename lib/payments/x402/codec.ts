@@ -158,12 +158,17 @@ export function checkExactEvm(d: DecodedPayment, req: PaymentRequirements, nowSe
 }
 
 /** The v2 PaymentPayload the facilitator verifies (v1 payments mapped onto `req`). */
-export function toFacilitatorPayload(d: DecodedPayment, req: PaymentRequirements, resource: ResourceInfo): PaymentPayload {
+export function toFacilitatorPayload(d: DecodedPayment, req: PaymentRequirements, resource: ResourceInfo, opts: { forwardExtensions?: boolean } = {}): PaymentPayload {
+  // A remote facilitator reads the extensions the client echoed (the Bazaar catalogues the
+  // resource from them); the in-process one does not, and an optimistic payment's row keeps
+  // this payload, so they are passed on only when asked.
+  const extensions = opts.forwardExtensions ? (d.raw as { extensions?: Record<string, unknown> } | null)?.extensions : undefined;
   return {
     x402Version: 2,
     resource,
     accepted: req,
     payload: d.payload,
+    ...(extensions ? { extensions } : {}),
   } as PaymentPayload;
 }
 
