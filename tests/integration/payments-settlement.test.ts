@@ -362,6 +362,33 @@ for (const [i, mode] of MODES.entries()) {
       expect(await chain.usdcBalance(payer().address)).toBe(before - 2n * BigInt(required.accepts[0].amount));
     });
 
+    it("the recovery a client does (docs/paying.md): the same payment presented again after a 503 or a lost answer gets the data, charged once", async () => {
+      // As the docs write it, with the official client's pieces.
+      const wallet = createWalletClient({ account: payer(), chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) }).extend(publicActions);
+      const client = new x402Client();
+      registerExactEvmScheme(client, { signer: toClientEvmSigner(payer(), wallet as never) });
+      const httpClient = new x402HTTPClient(client);
+      const url = `${fx.svc.url}/v1/fng`;
+      const before = await chain.usdcBalance(payer().address);
+      proxy.state.fault = "hang-after-send"; // the first answer is 503 settlement_pending
+
+      const first = await fetch(url); // 402
+      const required = httpClient.getPaymentRequiredResponse((name) => first.headers.get(name), await first.json());
+      const headers = httpClient.encodePaymentSignatureHeader(await client.createPaymentPayload(required));
+      let res = await fetch(url, { headers }).catch(() => null);
+      const seen = [res?.status];
+      // A lost answer (network error) or 503 settlement_pending: the same payment again.
+      for (let i = 0; i < 20 && (!res || res.status === 503); i++) {
+        await new Promise((r) => setTimeout(r, 1000 * Number(res?.headers.get("Retry-After") ?? 1)));
+        res = await fetch(url, { headers }).catch(() => null);
+        seen.push(res?.status);
+      }
+      expect(seen[0]).toBe(503);
+      expect(res!.status).toBe(200);
+      expect((await res!.json()).index).toBeTypeOf("number");
+      expect(await chain.usdcBalance(payer().address)).toBe(before - BigInt(required.accepts[0]!.amount));
+    });
+
     it.runIf(mode.pgSchema)("a settled payment whose bookkeeping fails still delivers the data", async () => {
       const db = new pg.Client({ connectionString: POSTGRES_URL });
       await db.connect();
