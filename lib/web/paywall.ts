@@ -10,8 +10,9 @@ import type { AnyProduct } from "@/lib/catalog/types";
 import { usdLabel } from "@/lib/payments/price";
 import { usableFactsOf } from "@/lib/payments/methods/facts";
 
-/** Where the interactive paywall of a paid path lives. */
-export const PAYWALL_PREFIX = "/pay";
+import { PAYWALL_PREFIX } from "@/lib/web/pages";
+
+export { PAYWALL_PREFIX };
 
 /** A browser navigation: a GET whose Accept lists HTML and does not ask for JSON. */
 export function wantsPaywall(req: Request): boolean {
