@@ -6,6 +6,7 @@
 // result, which is scrolled into view (on a phone it lands below the fold otherwise).
 import { useCallback, useEffect, useRef, useState } from "react";
 import { CopyButton } from "@/app/components/copy-button";
+import { useFocusOnShow } from "@/app/components/use-focus-on-show";
 import { formatCount } from "@/lib/catalog/format";
 import { keepPending, pendingFor, resolvePayment, type PendingPayment, type PendingState } from "@/lib/web/pending-payments";
 import { isBundle, isJson, refusalError, type BundleResult, type PurchaseError } from "@/lib/web/x402-browser";
@@ -119,17 +120,6 @@ export function PendingNotice({ state, onRetry, busy }: { state: PendingState; o
       </div>
     </div>
   );
-}
-
-/** Moves focus to the element and scrolls it into view once it is shown. */
-export function useFocusOnShow<T extends HTMLElement>(shown: unknown) {
-  const ref = useRef<T>(null);
-  useEffect(() => {
-    if (!shown || !ref.current) return;
-    ref.current.focus({ preventScroll: true });
-    ref.current.scrollIntoView({ block: "start", behavior: "instant" as ScrollBehavior });
-  }, [shown]);
-  return ref;
 }
 
 /** A bundle token, shown once, with its credits and settlement. */

@@ -3,6 +3,7 @@
 // wallets the browser announces, connect and disconnect, the account's USDC balance, and
 // the payment signed by the wallet with @x402/svm's client scheme (lib/web/svm-payer.ts).
 import { useEffect, useState } from "react";
+import { useFocusOnShow } from "@/app/components/use-focus-on-show";
 import type { Wallet, WalletAccount } from "@wallet-standard/base";
 import { connectSolana, disconnectSolana, onWalletsChanged, solanaWallets, splBalance, svmScheme, walletChain, walletSigner } from "@/lib/web/svm-payer";
 import { isUserRejection, offerOn, PurchaseError, requestTerms, signPayment, usdc, type SignedPayment } from "@/lib/web/x402-browser";
@@ -88,10 +89,14 @@ export function SolanaWalletPanel({ payer, headingLevel = 2 }: { payer: SolanaPa
   const H = headingLevel === 2 ? "h2" : "h3";
   const [mounted, setMounted] = useState(false);
   useEffect(() => setMounted(true), []);
+  // The connect buttons go once connected: focus moves to the panel's heading.
+  const heading = useFocusOnShow<HTMLHeadingElement>(payer.connected);
   if (!payer.available) return null;
   return (
     <section className="card stack" aria-labelledby="solana-heading" data-testid="solana-wallet">
-      <H id="solana-heading">Solana wallet</H>
+      <H id="solana-heading" tabIndex={-1} ref={heading}>
+        Solana wallet
+      </H>
       {!mounted ? (
         <p className="muted">Looking for a Solana wallet…</p>
       ) : payer.connected ? (

@@ -4,7 +4,7 @@
 // → PAYMENT-SIGNATURE, presented until the service answers for good → bundle token shown
 // once. A pending settlement, a lost answer or a reload does not lose the bundle: the
 // signed payment is kept in this tab and presented again (app/components/payment-progress.tsx).
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { QueryClient, QueryClientProvider, useQuery } from "@tanstack/react-query";
 import { WagmiProvider, useConnect, useConnection, useConnectors, useDisconnect, useSignTypedData, useSwitchChain } from "wagmi";
 import type { Address } from "viem";
@@ -70,6 +70,8 @@ function Wallet({ offers, evm, solana }: Props) {
   const [busy, setBusy] = useState<string | null>(null);
   const [bought, setBought] = useState<Paid | null>(null);
   const [payWith, setPayWith] = useState<"evm" | "svm">("evm");
+  // The connect button goes once connected: focus moves to the wallet's heading, not the page body.
+  const walletHeading = useRef<HTMLHeadingElement>(null);
 
   const targetId = evm ? evmChainId(evm.network) : null;
   const supported = targetId === TARGET_CHAIN.id;
@@ -157,7 +159,9 @@ function Wallet({ offers, evm, solana }: Props) {
     <div className="stack">
       {evm ? (
         <section className="card stack" aria-labelledby="wallet-heading">
-          <h2 id="wallet-heading">Wallet</h2>
+          <h2 id="wallet-heading" tabIndex={-1} ref={walletHeading}>
+            Wallet
+          </h2>
           {!mounted ? (
             <p className="muted">Looking for a browser wallet…</p>
           ) : connected && address ? (
@@ -205,7 +209,7 @@ function Wallet({ offers, evm, solana }: Props) {
                   <button
                     key={c.uid}
                     type="button"
-                    onClick={() => connect.mutate({ connector: c }, { onSuccess: () => setPayWith("evm") })}
+                    onClick={() => connect.mutate({ connector: c }, { onSuccess: () => (setPayWith("evm"), walletHeading.current?.focus()) })}
                     disabled={connect.isPending}
                   >
                     {connect.isPending ? "Connecting…" : c.id === "injected" ? "Connect browser wallet" : `Connect ${c.name}`}

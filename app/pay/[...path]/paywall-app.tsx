@@ -7,7 +7,8 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { WagmiProvider, useConnect, useConnection, useConnectors, useSignTypedData, useSwitchChain } from "wagmi";
-import { BundleToken, PaidData, PendingNotice, useFocusOnShow, usePaymentResolution, type Paid } from "@/app/components/payment-progress";
+import { BundleToken, PaidData, PendingNotice, usePaymentResolution, type Paid } from "@/app/components/payment-progress";
+import { useFocusOnShow } from "@/app/components/use-focus-on-show";
 import { SolanaWalletPanel, useSolanaPayer, type SolanaTerms } from "@/app/components/solana-wallet";
 import { chainName, injectedProvider, makeWagmiConfig, TARGET_CHAIN } from "@/lib/web/wagmi";
 import { networkName } from "@/lib/web/chain-name";
