@@ -65,3 +65,18 @@ test("a Solana wallet without USDC is told so before it signs, and nothing moves
   await expect(status).toContainText("holds 0 USDC");
   expect(wallet.signed).toHaveLength(0);
 });
+
+test("the pages' Solana relay forwards only the reads a payment needs, one at a time", async ({ baseURL }) => {
+  const post = (body: unknown) => fetch(`${baseURL}/api/solana-rpc`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const ok = await post({ jsonrpc: "2.0", id: 1, method: "getLatestBlockhash", params: [] });
+  expect(ok.status).toBe(200);
+  expect(((await ok.json()) as { result: { value: { blockhash: string } } }).result.value.blockhash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+  const send = await post({ jsonrpc: "2.0", id: 2, method: "sendTransaction", params: ["AAAA"] });
+  expect(send.status).toBe(400);
+  expect(((await send.json()) as { error: { code: number } }).error.code).toBe(-32601);
+  const batch = await post([{ jsonrpc: "2.0", id: 3, method: "getLatestBlockhash" }]);
+  expect(batch.status).toBe(400);
+  const get = await fetch(`${baseURL}/api/solana-rpc`);
+  expect(get.status).toBe(405);
+  expect(get.headers.get("allow")).toBe("OPTIONS, POST");
+});

@@ -64,7 +64,7 @@ export default async function PayPage({ params, searchParams }: Props) {
           <h2 id="params-heading">Parameters</h2>
           {errors.size ? (
             <p className="notice error" role="alert" data-testid="params-error">
-              Fill in the parameters below: the call cannot run without them. Nothing was charged.
+              Fill in the parameters below: the call cannot run without them.
             </p>
           ) : null}
           <div className="inline-form">
