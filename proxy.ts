@@ -21,7 +21,7 @@ export function proxy(req: NextRequest): Response {
   }
   if (kind !== "page") return NextResponse.next({ headers: securityHeaders(kind, { https }) });
   const nonce = newNonce();
-  const headers = securityHeaders("page", { https, nonce });
+  const headers = securityHeaders("page", { https, nonce, dev: process.env.NODE_ENV === "development" });
   const forwarded = new Headers(req.headers);
   forwarded.set("Content-Security-Policy", headers["Content-Security-Policy"]!);
   forwarded.set("x-nonce", nonce);

@@ -141,3 +141,18 @@ export function SolanaWalletPanel({ payer, headingLevel = 2 }: { payer: SolanaPa
     </section>
   );
 }
+
+/** With an EVM and a Solana wallet both connected: which one pays. */
+export function PayWithChoice({ value, onChange, evmName }: { value: "evm" | "svm"; onChange: (v: "evm" | "svm") => void; evmName: string }) {
+  return (
+    <fieldset className="row" data-testid="pay-with">
+      <legend>Pay with</legend>
+      <label className="inline">
+        <input type="radio" name="pay-with" checked={value === "evm"} onChange={() => onChange("evm")} /> USDC on {evmName}
+      </label>
+      <label className="inline">
+        <input type="radio" name="pay-with" checked={value === "svm"} onChange={() => onChange("svm")} /> USDC on Solana
+      </label>
+    </fieldset>
+  );
+}

@@ -9,7 +9,7 @@ import { QueryClient, QueryClientProvider, useQuery } from "@tanstack/react-quer
 import { WagmiProvider, useConnect, useConnection, useConnectors, useDisconnect, useSignTypedData, useSwitchChain } from "wagmi";
 import type { Address } from "viem";
 import { BundleToken, PendingNotice, usePaymentResolution, type Paid } from "@/app/components/payment-progress";
-import { SolanaWalletPanel, useSolanaPayer, type SolanaTerms } from "@/app/components/solana-wallet";
+import { PayWithChoice, SolanaWalletPanel, useSolanaPayer, type SolanaTerms } from "@/app/components/solana-wallet";
 import { formatCount } from "@/lib/catalog/format";
 import { chainName, injectedProvider, makeWagmiConfig, TARGET_CHAIN } from "@/lib/web/wagmi";
 import { networkName } from "@/lib/web/chain-name";
@@ -242,15 +242,7 @@ function Wallet({ offers, evm, solana }: Props) {
       <section aria-labelledby="bundles-heading" className="stack">
         <h2 id="bundles-heading">Bundles</h2>
         {connected && solConnected ? (
-          <fieldset className="row" data-testid="pay-with">
-            <legend>Pay with</legend>
-            <label className="inline">
-              <input type="radio" name="pay-with" checked={payWith === "evm"} onChange={() => setPayWith("evm")} /> USDC on {target}
-            </label>
-            <label className="inline">
-              <input type="radio" name="pay-with" checked={payWith === "svm"} onChange={() => setPayWith("svm")} /> USDC on Solana
-            </label>
-          </fieldset>
+          <PayWithChoice value={payWith} onChange={setPayWith} evmName={target} />
         ) : null}
         <div className="grid">
           {offers.map((o) => {

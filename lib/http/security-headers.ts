@@ -27,6 +27,11 @@ export interface HeaderContext {
   https: boolean;
   /** The page's CSP nonce (pages only). */
   nonce?: string;
+  /**
+   * `next dev`: React's development build evaluates strings to rebuild server error
+   * stacks, so the development server alone allows 'unsafe-eval'. Never in production.
+   */
+  dev?: boolean;
 }
 
 /** Where the agents' answers live: the API, MCP, A2A, health and the well-known documents. */
@@ -53,10 +58,10 @@ const PERMISSIONS = ["camera=()", "microphone=()", "geolocation=()", "payment=()
 const HSTS = "max-age=31536000; includeSubDomains";
 
 /** The CSP of a page rendered with `nonce`. */
-export function pageCsp(nonce: string, https: boolean): string {
+export function pageCsp(nonce: string, https: boolean, dev = false): string {
   return [
     "default-src 'self'",
-    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'`,
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,
     `style-src 'self' 'nonce-${nonce}'`,
     // React writes `style` attributes (chart sizes, layout tweaks); they cannot run code.
     "style-src-attr 'unsafe-inline'",
@@ -84,7 +89,7 @@ export function securityHeaders(kind: RouteKind, ctx: HeaderContext): Record<str
   h["X-Frame-Options"] = "DENY";
   if (kind === "page") {
     if (!ctx.nonce) throw new Error("a page's headers need its CSP nonce");
-    h["Content-Security-Policy"] = pageCsp(ctx.nonce, ctx.https);
+    h["Content-Security-Policy"] = pageCsp(ctx.nonce, ctx.https, ctx.dev);
     h["Permissions-Policy"] = PERMISSIONS;
   } else {
     h["Content-Security-Policy"] = API_CSP;

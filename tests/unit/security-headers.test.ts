@@ -47,6 +47,8 @@ describe("securityHeaders", () => {
     expect(h["Permissions-Policy"]).toContain("camera=()");
     expect(h["Strict-Transport-Security"]).toBeUndefined();
     expect(() => securityHeaders("page", { https: false })).toThrow(/nonce/);
+    // Only the development server (next dev) evaluates strings.
+    expect(securityHeaders("page", { https: false, nonce, dev: true })["Content-Security-Policy"]).toContain("'unsafe-eval'");
   });
   it("adds HSTS and upgrade-insecure-requests only over https", () => {
     const h = securityHeaders("page", { https: true, nonce: "n" });

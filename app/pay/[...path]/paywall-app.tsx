@@ -9,7 +9,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { WagmiProvider, useConnect, useConnection, useConnectors, useSignTypedData, useSwitchChain } from "wagmi";
 import { BundleToken, PaidData, PendingNotice, usePaymentResolution, type Paid } from "@/app/components/payment-progress";
 import { useFocusOnShow } from "@/app/components/use-focus-on-show";
-import { SolanaWalletPanel, useSolanaPayer, type SolanaTerms } from "@/app/components/solana-wallet";
+import { PayWithChoice, SolanaWalletPanel, useSolanaPayer, type SolanaTerms } from "@/app/components/solana-wallet";
 import { chainName, injectedProvider, makeWagmiConfig, TARGET_CHAIN } from "@/lib/web/wagmi";
 import { networkName } from "@/lib/web/chain-name";
 import { evmChainId } from "@/lib/payments/x402/eip3009";
@@ -193,15 +193,7 @@ function Paywall({ target, ready, kind, title, priceLabel, priceAtomic, freeTier
         <section className="card stack" aria-labelledby="pay-heading">
           <h2 id="pay-heading">{kind === "bundle" ? "Buy" : "Pay and run"}</h2>
           {connected && solConnected ? (
-            <fieldset className="row" data-testid="pay-with">
-              <legend>Pay with</legend>
-              <label className="inline">
-                <input type="radio" name="pay-with" checked={payWith === "evm"} onChange={() => setPayWith("evm")} /> USDC on {TARGET_CHAIN.name}
-              </label>
-              <label className="inline">
-                <input type="radio" name="pay-with" checked={payWith === "svm"} onChange={() => setPayWith("svm")} /> USDC on Solana
-              </label>
-            </fieldset>
+            <PayWithChoice value={payWith} onChange={setPayWith} evmName={TARGET_CHAIN.name} />
           ) : null}
           {!ready ? (
             <p className="notice info">Fill in the parameters above first: the call cannot run without them.</p>
