@@ -176,7 +176,9 @@ function Paywall({ target, ready, kind, title, priceLabel, priceAtomic, freeTier
             </div>
           ) : (
             <p data-testid="paywall-no-wallet">
-              No browser wallet was found. Install one (for example a browser extension wallet) and reload{kind === "data" ? ", or run the call with a bundle token or a free key below" : ""}.
+              No browser wallet was found for USDC on {TARGET_CHAIN.name}. Install one (for example a browser extension wallet) and reload
+              {sol.available ? ", pay with a Solana wallet" : ""}
+              {kind === "data" ? ", or run the call with a bundle token or a free key below" : ""}.
             </p>
           )}
           {connect.error ? (
