@@ -105,6 +105,12 @@ export default async function PayPage({ params, searchParams }: Props) {
           </div>
         </form>
       ) : null}
+      {!evm && !svm ? (
+        <p className="card" data-testid="paywall-no-method">
+          This instance does not take per-call payments from browser wallets. Pay with a prepaid bundle token (<a href="/wallet">wallet &amp; bundles</a>) or a free-tier API key (
+          <a href="/free-key">free key</a>) sent as a header{bundle ? "" : ", or paste one below"}.
+        </p>
+      ) : null}
       <PaywallApp
         target={target}
         ready={errors.size === 0}
