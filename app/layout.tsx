@@ -2,6 +2,7 @@
 // discovery documents. System fonts only; nothing is loaded from another origin.
 import type { ReactNode } from "react";
 import type { Metadata, Viewport } from "next";
+import { headers } from "next/headers";
 import "./globals.css";
 import { SiteNav } from "@/app/components/site-nav";
 import { DISCOVERY_LINKS } from "@/lib/web/links";
@@ -14,7 +15,10 @@ export const metadata: Metadata = {
 
 export const viewport: Viewport = { width: "device-width", initialScale: 1 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Every page is rendered per request, the 404 page too: Next puts the CSP nonce of the
+  // request (proxy.ts) on its scripts only while rendering, never into a prerendered page.
+  await headers();
   return (
     <html lang="en">
       <body>

@@ -11,6 +11,7 @@ import { DISCOVERY_LINKS } from "@/lib/web/links";
 import { FREE_KEY, SAMPLE } from "@/lib/web/endpoints";
 import { FREE_TOOLS } from "@/lib/catalog/free";
 import { paymentFacts } from "@/lib/discovery/service";
+import { methodLabel } from "@/lib/web/chain-name";
 
 export const dynamic = "force-dynamic";
 
@@ -32,7 +33,7 @@ export default async function Home() {
           token safety: {PRODUCTS.length} products over HTTP and <span data-testid="tool-count">{tools.total}</span> MCP tools ({tools.free} of them free),{" "}
           <span data-testid="pay-summary">
             {pay.perCall
-              ? `paid per call (${range.min} to ${range.max}) with ${pay.methods.map((m) => m.label).join(" or ")}, with a prepaid bundle, or with a free key.`
+              ? `paid per call (${range.min} to ${range.max}) with ${pay.methods.map((m) => methodLabel(m)).join(" or ")}, with a prepaid bundle, or with a free key.`
               : `priced ${range.min} to ${range.max} per call and paid with a prepaid bundle or a free key (this instance takes no per-call payment).`}
           </span>
         </p>
@@ -73,7 +74,7 @@ export default async function Home() {
                 <li>
                   Call a paid endpoint; it answers <strong>402</strong> with the requirement in the <code>PAYMENT-REQUIRED</code> header (and a v1 JSON body).
                 </li>
-                <li>Sign a payment for the exact amount: {pay.x402.map((m) => m.label).join(" or ")}.</li>
+                <li>Sign a payment for the exact amount: {pay.x402.map((m) => methodLabel(m)).join(" or ")}.</li>
                 <li>
                   Repeat the call with <code>PAYMENT-SIGNATURE</code> (v2) or <code>X-PAYMENT</code> (v1). It settles only when the data was delivered.
                 </li>
@@ -82,7 +83,7 @@ export default async function Home() {
               <p>Per-call x402 payment is not configured on this instance.</p>
             )}
             {pay.others.map((m) => (
-              <p key={m.id}>Also accepted per call: {m.label}.</p>
+              <p key={m.id}>Also accepted per call: {methodLabel(m)}.</p>
             ))}
           </article>
           <article className="card">
@@ -95,7 +96,7 @@ export default async function Home() {
               ) : null}
               Send the token as <code>X-Bundle-Token</code> or as the <code>bundle_token</code> tool argument; each call spends its credit cost.
             </p>
-            {evm ? <a href="/wallet">Buy one with a browser wallet</a> : <p className="muted small">This instance does not sell bundles to browser wallets; see <a href="/wallet">wallet &amp; bundles</a>.</p>}
+            {evm || pay.methods.some((m) => m.id === "svm-exact") ? <a href="/wallet">Buy one with a browser wallet</a> : <p className="muted small">This instance does not sell bundles to browser wallets; see <a href="/wallet">wallet &amp; bundles</a>.</p>}
           </article>
           <article className="card">
             <h3>Free key</h3>

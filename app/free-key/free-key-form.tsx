@@ -3,6 +3,7 @@
 // quota (used / left today) read back from the usage endpoint.
 import { useState, type FormEvent } from "react";
 import { CopyButton } from "@/app/components/copy-button";
+import { useFocusOnShow } from "@/app/components/use-focus-on-show";
 import { countOf, formatCount } from "@/lib/catalog/format";
 import { emailLooksValid, fetchUsage, mintKey, type MintedKey } from "@/lib/web/usage-client";
 
@@ -21,6 +22,8 @@ export function FreeKeyForm({ freeKeyPath, usagePath }: { freeKeyPath: string; u
   const [key, setKey] = useState<MintedKey | null>(null);
   const [quota, setQuota] = useState<Quota | null>(null);
   const [refreshing, setRefreshing] = useState(false);
+  // The new key replaces the form: focus follows it (and on a phone it is scrolled into view).
+  const keyHeading = useFocusOnShow<HTMLHeadingElement>(key);
 
   async function claim(e: FormEvent) {
     e.preventDefault();
@@ -55,7 +58,9 @@ export function FreeKeyForm({ freeKeyPath, usagePath }: { freeKeyPath: string; u
   if (key) {
     return (
       <section className="card stack" aria-labelledby="your-key">
-        <h2 id="your-key">Your free key</h2>
+        <h2 id="your-key" tabIndex={-1} ref={keyHeading}>
+          Your free key
+        </h2>
         <p className="notice warn">Shown only once: copy it now and store it somewhere safe. The service keeps only a hash.</p>
         <div className="field">
           <label htmlFor="api-key">API key</label>

@@ -27,6 +27,7 @@ import { sampleSnapshotSchema } from "@/lib/market/xlm/snapshot";
 import { paymentOffer } from "@/lib/payments/offer";
 import { paymentMethodsVersion } from "@/lib/payments/methods/registry";
 import { usd6, usdLabel } from "@/lib/payments/price";
+import { WEB_PAGES } from "@/lib/web/pages";
 import { DISCOVERY_DOCUMENTS, docUrl, type DiscoveryDocument } from "@/lib/discovery/documents";
 import { bundlePaths, freeEndpoint, productById } from "@/lib/catalog/lookup";
 import { REST_MAX_LENGTH, REST_PATTERN } from "@/lib/discovery/oauth";
@@ -495,6 +496,19 @@ function buildCore(): Json {
       responses: { "200": { description: "Service info or home page.", content: { ...json({ type: "object" }), "text/html": { schema: { type: "string" } } } } },
     },
   };
+  // The pages people open (the sitemap lists them): HTML, for browsers.
+  for (const page of WEB_PAGES.filter((w) => w.path !== "/")) {
+    paths[page.path] = {
+      get: {
+        operationId: `getPage${page.path.replace(/(^|[/-])(\w)/g, (_m, _s, c: string) => c.toUpperCase())}`,
+        summary: `${page.label} (web page)`,
+        description: `The ${page.label.toLowerCase()} page, for people in a browser (HTML; agents use the JSON operations).`,
+        tags: ["free"],
+        security: [],
+        responses: { "200": { description: "The page.", content: { "text/html": { schema: { type: "string" } } } } },
+      },
+    };
+  }
   for (const d of DISCOVERY_DOCUMENTS) paths[d.path] = { get: discoveryOperation(d) };
   paths[SERVICE.mcpPath] = mcpOperations(false);
   paths[`${SERVICE.mcpPath}/{path}`] = mcpOperations(true);

@@ -20,6 +20,7 @@ import { FREE_ENDPOINTS, type FreeEndpoint } from "@/lib/catalog/free";
 import { FREE_KEY_PARAMS } from "@/lib/access/free-key";
 import { usdLabel } from "@/lib/payments/price";
 import { paymentMethodsVersion } from "@/lib/payments/methods/registry";
+import { WEB_PAGES } from "@/lib/web/pages";
 import { DISCOVERY_DOCUMENTS, docPath } from "@/lib/discovery/documents";
 import { freeEndpoint } from "@/lib/catalog/lookup";
 import { buildOpenApi, jsonSchemaOf } from "@/lib/discovery/openapi";
@@ -425,6 +426,13 @@ async function build(base: string): Promise<Uint8Array> {
   }
   w.heading("GET /");
   w.text("Service info as JSON for agents (Accept: application/json); the home page for browsers. Free.");
+
+  w.heading("Web pages", 15);
+  w.text("HTML pages for people in a browser (agents use the JSON operations above). Each answers GET and HEAD; OPTIONS answers 204 with Allow, any other method 405.");
+  for (const page of WEB_PAGES.filter((x) => x.path !== "/")) {
+    w.heading(`GET ${page.path}`, 11);
+    w.text(`${page.label} (text/html). Free.`);
+  }
 
   w.heading("Discovery documents", 15);
   for (const d of DISCOVERY_DOCUMENTS) {

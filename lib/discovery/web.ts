@@ -7,6 +7,7 @@
  */
 import { FREE_ENDPOINTS, PUBLIC_FREE_ENDPOINTS } from "@/lib/catalog/free";
 import { DISCOVERY_DOCUMENTS, docUrl } from "@/lib/discovery/documents";
+import { WEB_PAGES } from "@/lib/web/pages";
 
 export const CONTENT_SIGNAL = "search=yes, ai-input=yes, ai-train=no";
 
@@ -32,7 +33,7 @@ export function robotsTxt(base: string): string {
 const xml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /**
- * Every URL the sitemap lists: the home page, the discovery documents and the free
+ * Every URL the sitemap lists: the web pages people open, the discovery documents and the free
  * endpoints a crawler may fetch, i.e. only what answers 200 to a plain GET (and what
  * /openapi.json describes: every path a document names is an operation there). Paid
  * endpoints (402 without a credential, 422 without their required parameters) are
@@ -42,7 +43,7 @@ const xml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replac
  */
 export function sitemapUrls(base: string): string[] {
   return [
-    `${base}/`,
+    ...WEB_PAGES.map((p) => `${base}${p.path}`),
     ...DISCOVERY_DOCUMENTS.filter((d) => d.sitemap).map((d) => `${base}${d.path}`),
     ...PUBLIC_FREE_ENDPOINTS.filter((e) => e.crawlable).map((e) => `${base}${e.path}`),
   ];

@@ -49,6 +49,8 @@ export async function serveProduct(req: Request, product: AnyProduct): Promise<R
     const res = renderCall(result, req);
     // A person opening the paid URL in a browser gets the paywall; agents keep the JSON.
     if (result.kind === "refused" && result.refusal.status === 402 && wantsPaywall(req)) return paywallResponse(res, req, product);
+    // A browser that opened it without a required parameter gets the paywall's form for it.
+    if (result.kind === "failed" && result.error.status === 422 && wantsPaywall(req)) return paywallResponse(res, req, product);
     if (result.kind === "refused") res.headers.append("Vary", "Accept");
     if (result.kind === "granted" && result.outcome.payment) failpoint("before_response");
     return res;

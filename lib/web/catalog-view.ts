@@ -49,7 +49,7 @@ function constraintsOf(d: ParamDoc): string | null {
   return parts.length ? parts.join("; ") : null;
 }
 
-function paramViews(p: AnyProduct): ParamView[] {
+export function paramViews(p: AnyProduct): ParamView[] {
   return Object.entries(p.params as ParamSet).map(([name, param]) => {
     const d = param.doc;
     const example = d.example ?? (d.required ? null : d.default !== undefined && d.default !== "" ? String(d.default) : null);

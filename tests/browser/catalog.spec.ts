@@ -101,6 +101,47 @@ test.describe("catalog page", () => {
     expect(await page.getByTestId("free-tool").evaluateAll((els) => els.map((el) => el.getAttribute("data-tool")))).toEqual(free);
   });
 
+  test("column headers never break inside a word", async ({ page }) => {
+    await page.goto("/catalog");
+    const heads = page.locator("table thead th");
+    expect(await heads.count()).toBeGreaterThan(0);
+    // Each header is one word or a few: every word sits on one line (one box per word).
+    const broken = await heads.evaluateAll((els) =>
+      els.flatMap((el) => {
+        const out: string[] = [];
+        const text = el.firstChild;
+        if (!text || text.nodeType !== Node.TEXT_NODE) return out;
+        const value = text.textContent ?? "";
+        for (const m of value.matchAll(/\S+/g)) {
+          const r = document.createRange();
+          r.setStart(text, m.index!);
+          r.setEnd(text, m.index! + m[0].length);
+          const lines = new Set(Array.from(r.getClientRects()).filter((x) => x.width > 0).map((x) => Math.round(x.top)));
+          if (lines.size > 1) out.push(m[0]);
+        }
+        return out;
+      }),
+    );
+    expect(broken).toEqual([]);
+  });
+
+  test("Try it says why a call was refused in the service's own words", async ({ page, svc }) => {
+    const endpoints = await svc.manifest();
+    const notCovered = endpoints.find((e) => !e.free_tier && !e.tags.includes("bundle") && e.params.every((p) => !p.required))!;
+    const key = ((await (await svc.get("/v1/free-key")).json()) as { api_key: string }).api_key;
+    const expected = ((await (await svc.get(notCovered.path, { "X-Api-Key": key })).json()) as { error: string }).error;
+    expect(expected).toBeTruthy();
+    await page.goto("/catalog");
+    await page.getByLabel("Your key or bundle token (for Try it)").fill(key);
+    const card = page.locator(`[data-testid="product"][data-path="${notCovered.path}"]`);
+    await card.getByText("Try it").click();
+    await card.getByRole("button", { name: `Call ${notCovered.path}` }).click();
+    const banner = card.getByTestId("try-banner");
+    await expect(banner).toContainText("HTTP 402");
+    await expect(banner).toContainText(expected);
+    await expect(banner).not.toContainText("this product needs a free key");
+  });
+
   test("wide tables scroll inside keyboard-reachable, named regions", async ({ page }) => {
     await page.goto("/catalog");
     const wraps = page.locator(".table-wrap");

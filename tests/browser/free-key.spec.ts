@@ -28,6 +28,9 @@ for (const device of DEVICE_NAMES) {
       expect(request.url()).not.toContain("agent");
       expect(request.postDataJSON()).toEqual({ email: "agent@example.com" });
 
+      // The form is gone: focus follows the new key, scrolled into view.
+      await expect(page.getByRole("heading", { name: "Your free key" })).toBeFocused();
+      await expect(page.getByRole("heading", { name: "Your free key" })).toBeInViewport();
       const key = await keyBox.inputValue();
       expect(key).toMatch(/^echo_fk_/);
       await expect(page.getByTestId("quota-used")).toHaveText("0");

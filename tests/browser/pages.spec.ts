@@ -28,6 +28,14 @@ test("home shows the live composite sentiment with its components and how agents
   await expect(page.getByRole("main")).toContainText(`${mcp.tool_count} MCP tools (${mcp.tools.filter((t) => t.free).length} of them free)`);
 });
 
+test("the home page names networks as people do (Base, not eip155:8453) and the sitemap lists every page people open", async ({ page, svc, baseURL }) => {
+  await page.goto("/");
+  await expect(page.getByTestId("pay-summary")).toContainText("USDC on Base");
+  await expect(page.getByRole("main")).not.toContainText("eip155:");
+  const xml = await (await svc.get("/sitemap.xml")).text();
+  for (const path of ["/", "/catalog", "/market", "/free-key", "/wallet", "/usage"]) expect(xml, path).toContain(`<loc>${baseURL}${path}</loc>`);
+});
+
 test("'/' tells caches that it varies on Accept, for the HTML page and the JSON service info", async ({ svc }) => {
   const vary = (res: Response) => (res.headers.get("vary") ?? "").split(",").map((v) => v.trim().toLowerCase());
   const html = await svc.get("/", { Accept: "text/html" });

@@ -39,10 +39,13 @@ export default defineConfig({
     screenshot: "only-on-failure",
   },
   projects: [
-    { name: "desktop", testIgnore: /paywall\.spec\.ts$/, use: { ...DEVICES.desktop } },
+    { name: "desktop", testIgnore: /(paywall|solana|recovery)\.spec\.ts$/, use: { ...DEVICES.desktop } },
     // The paywall and the wallet flows are paid to the one pay-to address and each checks
-    // that it received exactly its price: the paywall runs after the desktop flows, never beside them.
-    { name: "paywall", testMatch: /paywall\.spec\.ts$/, dependencies: ["desktop"], use: { ...DEVICES.desktop } },
+    // that it received exactly its price: the paywall runs after the desktop flows, never
+    // beside them (the Solana flows, paid on another ledger, run beside the paywall).
+    { name: "paywall", testMatch: /(paywall|solana)\.spec\.ts$/, dependencies: ["desktop"], use: { ...DEVICES.desktop } },
+    // Stops the chain for 25 s: nothing else may settle meanwhile, so it runs last and alone.
+    { name: "recovery", testMatch: /recovery\.spec\.ts$/, dependencies: ["paywall"], use: { ...DEVICES.desktop } },
     { name: "phone", testMatch: /screenshots\.spec\.ts$/, use: { ...DEVICES.phone } },
   ],
 });

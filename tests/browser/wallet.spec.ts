@@ -1,15 +1,16 @@
 // Wallet page end to end with an injected test wallet: buy a bundle (the payment settles
-// on the local chain), use its token, see the spent credit on the usage page; the
-// refusals (declined signature, wrong network, no funds) that must charge nothing; the
-// failures the service itself sees (a refused payment, a settlement that reverts on
-// chain); and a lost answer after the payment was sent, which must not claim that nothing
-// was charged. Flows whose result is photographed run at desktop and phone width.
+// on the local chain), use its token, see the spent credit on the usage page; the $25
+// enterprise bundle, bought like the standard one; the refusals (declined signature,
+// wrong network, no funds) that must charge nothing; the failures the service itself
+// sees (a refused payment, a settlement that reverts on chain); and a lost answer after
+// the payment was sent, which the page recovers by presenting the same payment again
+// (charged once). Flows whose result is photographed run at desktop and phone width.
 import type { Page } from "@playwright/test";
 import type { Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { test, expect, type ManifestEndpoint, type Service } from "./helpers/fixtures";
 import { installWallet } from "./helpers/wallet";
-import { ACCOUNTS, FUNDED_USDC } from "./helpers/env";
+import { ACCOUNTS, EXTRA_USDC, FUNDED_USDC } from "./helpers/env";
 import { snap } from "./helpers/snap";
 import { DEVICE_NAMES, DEVICES } from "./helpers/devices";
 import { chainControl } from "./helpers/chain-control";
@@ -53,12 +54,17 @@ for (const device of DEVICE_NAMES) {
       const before = { payer: await svc.usdcBalance(payer.address), payTo: await svc.usdcBalance(payTo.address), bundles: await svc.bundleCount() };
 
       await connect(page, payer.address);
+      // The Connect button is gone: focus moved to the wallet, not to the page body.
+      await expect(page.getByRole("heading", { name: "Wallet", exact: true })).toBeFocused();
       await expect(page.getByTestId("wallet-network")).toContainText("Base (chain id 8453)");
       await expect(page.getByTestId("wallet-balance")).toHaveText(`${Number(before.payer) / 1e6} USDC`);
 
       await offer(page, bundle.path).getByRole("button", { name: /^Buy for/ }).click();
       const tokenBox = page.getByTestId("bundle-token");
       await expect(tokenBox).toBeVisible();
+      // Focus follows the new token, which is scrolled into view (below the fold on a phone otherwise).
+      await expect(page.getByRole("heading", { name: "Your bundle token" })).toBeFocused();
+      await expect(page.getByRole("heading", { name: "Your bundle token" })).toBeInViewport();
       const token = await tokenBox.inputValue();
       expect(token.length).toBeGreaterThan(20);
       const credits = count(await page.getByTestId("bundle-credits").textContent());
@@ -115,7 +121,7 @@ for (const device of DEVICE_NAMES) {
       await connect(page, who.address);
       await expect(page.getByTestId("wrong-network")).toContainText("Wrong network: your wallet is on Ethereum");
       await offer(page, bundle.path).getByRole("button", { name: /^Buy for/ }).click();
-      await expect(page.getByTestId("purchase-error")).toHaveText(/^Wrong network: switch your wallet to Base.*Nothing was charged\.$/);
+      await expect(page.getByTestId("purchase-error")).toHaveText(/^Wrong network: your wallet is on Ethereum; switch your wallet to Base.*Nothing was charged\.$/);
       await snap(page, info, "wallet-wrong-network", device);
       expect(wallet.signatures).toBe(0);
       expect(wallet.calls).not.toContain("eth_signTypedData_v4");
@@ -242,40 +248,81 @@ for (const failure of [
   { name: "the connection drops", kind: "drop" },
   { name: "a 200 answer cannot be read", kind: "garbled" },
 ] as const) {
-  test(`when ${failure.name} after the signed payment was sent, the page says it may have been settled and shows the nonce`, async ({ page, svc }, info) => {
+  test(`when ${failure.name} after the signed payment was sent, the page presents it again and shows the token, charged once`, async ({ page, svc }, info) => {
     const { bundle } = await fixturesFrom(svc);
-    const payer = svc.account(ACCOUNTS.payer);
+    const key = svc.env.extra.lostAnswer;
+    const payer = privateKeyToAccount(key);
     const price = BigInt(bundle.price_atomic);
     const ctl = chainControl(svc.env.rpcUrl);
-    const wallet = await installWallet(page, { privateKey: svc.env.keys[ACCOUNTS.payer]!, rpcUrl: svc.env.rpcUrl });
+    const wallet = await installWallet(page, { privateKey: key, rpcUrl: svc.env.rpcUrl });
     const before = { payer: await svc.usdcBalance(payer.address), bundles: await svc.bundleCount() };
-    // The request reaches the real service, which settles; only its answer is lost on the way back.
-    let served = 0;
+    expect(before.payer).toBeGreaterThanOrEqual(price);
+    // The request reaches the real service, which settles; only its first answer is lost on the way back.
+    const served: Array<{ status: number; token: string | null; replayed: string | null }> = [];
     await page.route(`**${bundle.path}`, async (route) => {
       if (!route.request().headers()["payment-signature"]) return route.continue();
       const answer = await route.fetch();
-      served = answer.status();
+      const body = (await answer.json().catch(() => null)) as { bundle_token?: string } | null;
+      served.push({ status: answer.status(), token: body?.bundle_token ?? null, replayed: answer.headers()["idempotent-replayed"] ?? null });
+      if (served.length > 1) return route.fulfill({ response: answer });
       if (failure.kind === "drop") return route.abort("connectionreset");
       return route.fulfill({ status: 200, headers: answer.headers(), body: '{"bundle_token":"echo_bt_' });
     });
 
     await connect(page, payer.address);
     await offer(page, bundle.path).getByRole("button", { name: /^Buy for/ }).click();
-    const error = page.getByTestId("purchase-error");
-    await expect(error).toHaveAttribute("data-kind", "outcome_unknown");
-    await expect(error).toContainText("may have been settled");
-    await expect(error).toContainText("Check your USDC balance");
-    await expect(error).not.toContainText("Nothing was charged");
-    const nonce = wallet.signed[0]!.nonce;
-    await expect(page.getByTestId("purchase-nonce")).toHaveText(nonce);
-    await expect(page.getByRole("button", { name: "Copy nonce" })).toBeVisible();
-    if (failure.kind === "drop") await snap(page, info, "wallet-outcome-unknown");
-
-    // Why "nothing was charged" would have been false: the service did settle.
-    expect(served).toBe(200);
-    expect(await ctl.authorizationUsed(payer.address, nonce)).toBe(true);
+    await expect(page.getByTestId("bundle-token")).toBeVisible();
+    await expect(page.getByTestId("payment-recovered")).toBeVisible();
+    if (failure.kind === "drop") await snap(page, info, "wallet-recovered-lost-answer");
+    // The same signed payment was presented twice; the second answer is the first one, kept.
+    expect(wallet.signatures).toBe(1);
+    expect(served.map((x) => x.status)).toEqual([200, 200]);
+    expect(served[1]!.replayed).toBe("true");
+    expect(served[1]!.token).toBe(served[0]!.token);
+    await expect(page.getByTestId("bundle-token")).toHaveValue(served[0]!.token!);
+    await expect(page.getByRole("main")).not.toContainText("Nothing was charged");
+    // Charged once, one bundle.
+    expect(await ctl.authorizationUsed(payer.address, wallet.signed[0]!.nonce)).toBe(true);
     expect(before.payer - (await svc.usdcBalance(payer.address))).toBe(price);
     expect(await svc.bundleCount()).toBe(before.bundles + 1);
-    await expect(page.getByTestId("wallet-balance")).toHaveText(`${Number(before.payer - price) / 1e6} USDC`);
   });
 }
+
+test("buys the $25 enterprise bundle like the standard one: exactly 25 USDC moves, the token is shown once", async ({ page, svc }, info) => {
+  const endpoints = await svc.manifest();
+  const enterprise = endpoints.find((e) => e.path === "/v1/bundle/enterprise")!;
+  expect(enterprise.price_usd).toBe("25.000000");
+  const key = svc.env.extra.enterprise;
+  const payer = privateKeyToAccount(key);
+  const payTo = svc.account(ACCOUNTS.payTo).address;
+  const wallet = await installWallet(page, { privateKey: key, rpcUrl: svc.env.rpcUrl });
+  const before = { payer: await svc.usdcBalance(payer.address), payTo: await svc.usdcBalance(payTo), bundles: await svc.bundleCount() };
+  expect(before.payer).toBe(EXTRA_USDC.enterprise);
+
+  await connect(page, payer.address);
+  await offer(page, enterprise.path).getByRole("button", { name: "Buy for $25.00" }).click();
+  const token = page.getByTestId("bundle-token");
+  await expect(token).toBeVisible();
+  await expect(page.getByTestId("bundle-bought")).toContainText("Shown only once");
+  await expect(page.getByRole("button", { name: "Copy token" })).toBeVisible();
+  expect(wallet.signatures).toBe(1);
+  expect(wallet.signed[0]!.value).toBe(25_000_000n);
+  expect(before.payer - (await svc.usdcBalance(payer.address))).toBe(25_000_000n);
+  expect((await svc.usdcBalance(payTo)) - before.payTo).toBe(25_000_000n);
+  expect(await svc.bundleCount()).toBe(before.bundles + 1);
+  const value = await token.inputValue();
+  const res = await svc.get("/v1/usage", { "X-Bundle-Token": value });
+  expect(res.status).toBe(200);
+  expect(((await res.json()) as { tier: string }).tier).toBe("enterprise");
+  await snap(page, info, "wallet-enterprise-bought", "desktop");
+  await page.setViewportSize(DEVICES.phone.viewport);
+  await expect(page.getByRole("heading", { name: "Your bundle token" })).toBeVisible();
+  await snap(page, info, "wallet-enterprise-bought", "phone");
+
+  // Shown once: a reload shows no token and presents nothing again.
+  await page.reload();
+  await expect(page.getByTestId("bundle-offer").first()).toBeVisible();
+  await expect(page.getByTestId("bundle-token")).toHaveCount(0);
+  await expect(page.getByTestId("payment-pending")).toHaveCount(0);
+  expect(before.payer - (await svc.usdcBalance(payer.address))).toBe(25_000_000n);
+});

@@ -17,6 +17,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { networkName } from "@/lib/web/chain-name";
+import { getBase58Decoder } from "@solana/kit";
 import { Keypair } from "@stellar/stellar-sdk";
 import { extractText, getDocumentProxy } from "unpdf";
 import type { HDAccount } from "viem/accounts";
@@ -256,12 +258,16 @@ async function expectAgentDocumentsMatch(fx: Fixture, expectedNetworks: string[]
     expect(wallet).toMatch(/does not take USDC payments from browser wallets/);
     expect(wallet).not.toMatch(/on Base/);
   } else {
-    for (const net of expectedNetworks) expect(home, `the home page names ${net}`).toContain(`USDC on ${net}`);
+    // Pages name networks as people do ("USDC on Base", not "USDC on eip155:8453"); agents' documents keep CAIP-2.
+    for (const net of expectedNetworks) expect(home, `the home page names ${net}`).toContain(`USDC on ${networkName(net)}`);
     expect(home).not.toMatch(/x402 USDC on Base/);
+    expect(home).not.toMatch(/USDC on (eip155|solana):/);
   }
-  if (expectedNetworks.includes("eip155:8453")) expect(wallet).toMatch(/Connect a browser wallet on Base and buy a prepaid bundle with USDC/);
+  if (expectedNetworks.includes("eip155:8453")) expect(wallet).toMatch(/Connect a browser wallet and buy a prepaid bundle with USDC on Base/);
+  if (expectedNetworks.includes("solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp")) expect(wallet).toMatch(/USDC on Solana/);
   for (const net of others) {
     expect(home.includes(net), `the home page must not offer ${net}`).toBe(false);
+    expect(home.includes(`USDC on ${networkName(net)}`), `the home page must not offer USDC on ${networkName(net)}`).toBe(false);
     expect(wallet.includes(net), `/wallet must not offer ${net}`).toBe(false);
     expect(cardPayment.includes(net), `the agent card must not offer ${net}`).toBe(false);
   }

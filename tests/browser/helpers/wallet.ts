@@ -20,6 +20,8 @@ export interface WalletOptions {
   rejectSignatures?: boolean;
   /** Called with each signed authorization before the page receives the signature. */
   afterSign?: (authorization: SignedAuthorization) => Promise<void>;
+  /** More accounts the person can switch to in the wallet (switchAccount). */
+  otherKeys?: Hex[];
 }
 
 /** The EIP-3009 authorization the wallet signed (as the page sent it for signing). */
@@ -31,7 +33,12 @@ export interface SignedAuthorization {
 }
 
 export interface TestWallet {
+  /** The account the wallet uses now (switchAccount changes it). */
   account: PrivateKeyAccount;
+  /** The person switches the wallet to another of its accounts (it emits accountsChanged). */
+  switchAccount(address: string): Promise<void>;
+  /** The person switches the wallet to another chain by hand (it emits chainChanged). */
+  switchChain(chainId: number): Promise<void>;
   /** Methods the page asked the wallet for, in order. */
   calls: string[];
   signatures: number;
@@ -60,16 +67,32 @@ function revive(td: TypedDataJson) {
 
 export async function installWallet(page: Page, o: WalletOptions): Promise<TestWallet> {
   const account = privateKeyToAccount(o.privateKey);
-  const wallet: TestWallet = { account, calls: [], signatures: 0, signed: [] };
+  const accounts = [account, ...(o.otherKeys ?? []).map((k) => privateKeyToAccount(k))];
+  const wallet: TestWallet = {
+    account,
+    calls: [],
+    signatures: 0,
+    signed: [],
+    switchAccount: async (address) => {
+      const next = accounts.find((a) => a.address.toLowerCase() === address.toLowerCase());
+      if (!next) throw new Error(`${address} is not an account of this wallet`);
+      wallet.account = next;
+      await page.evaluate((a) => (window as unknown as { __e2eSetAccount: (a: string) => void }).__e2eSetAccount(a), next.address);
+    },
+    switchChain: async (chainId) => {
+      await page.evaluate((id) => (window as unknown as { __e2eSetChain: (id: number) => void }).__e2eSetChain(id), chainId);
+    },
+  };
 
   await page.exposeFunction("__e2eWalletNode", async (method: string, params: unknown[]): Promise<RpcAnswer> => {
     wallet.calls.push(method);
     if (method === "eth_signTypedData_v4") {
       if (o.rejectSignatures) return { error: { code: 4001, message: "User rejected the request." } };
       const [from, json] = params as [string, string];
-      if (from.toLowerCase() !== account.address.toLowerCase()) return { error: { code: 4100, message: "The requested account is not authorized." } };
+      const signer = wallet.account;
+      if (from.toLowerCase() !== signer.address.toLowerCase()) return { error: { code: 4100, message: "The requested account is not authorized." } };
       const typed = revive(JSON.parse(json) as TypedDataJson);
-      const signature = await account.signTypedData(typed as Parameters<PrivateKeyAccount["signTypedData"]>[0]);
+      const signature = await signer.signTypedData(typed as Parameters<PrivateKeyAccount["signTypedData"]>[0]);
       wallet.signatures++;
       const m = typed.message as { from: Hex; to: Hex; value: bigint; nonce: Hex };
       const signed: SignedAuthorization = { from: m.from, to: m.to, value: m.value, nonce: m.nonce };
@@ -94,6 +117,7 @@ export async function installWallet(page: Page, o: WalletOptions): Promise<TestW
         __e2eWalletNode: (method: string, params: unknown[]) => Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }>;
       };
       let chain = chainId;
+      let current: string = address;
       const listeners: Record<string, Listener[]> = {};
       const hex = (n: number) => `0x${n.toString(16)}`;
       const emit = (event: string, arg: unknown) => (listeners[event] ?? []).slice().forEach((fn) => fn(arg));
@@ -103,7 +127,7 @@ export async function installWallet(page: Page, o: WalletOptions): Promise<TestW
           switch (method) {
             case "eth_requestAccounts":
             case "eth_accounts":
-              return [address];
+              return [current];
             case "eth_chainId":
               return hex(chain);
             case "net_version":
@@ -134,6 +158,15 @@ export async function installWallet(page: Page, o: WalletOptions): Promise<TestW
         },
       };
       w.ethereum = provider;
+      const hooks = window as unknown as { __e2eSetAccount: (a: string) => void; __e2eSetChain: (id: number) => void };
+      hooks.__e2eSetAccount = (a) => {
+        current = a;
+        emit("accountsChanged", [a]);
+      };
+      hooks.__e2eSetChain = (id) => {
+        chain = id;
+        emit("chainChanged", hex(id));
+      };
     },
     { address: account.address, chainId: o.chainId ?? 8453 },
   );
