@@ -13,10 +13,12 @@
  *   payer's next presentation or a later pass.
  *
  * Every instance runs a pass every few seconds while it serves payments; `npm run
- * reconcile` runs one now and prints what it did. Rows are claimed with this process's
- * lease (FOR UPDATE SKIP LOCKED), so passes on several instances, and a presentation of
- * the same payment, never work on one row at once; a verdict is written only while the
- * row is still this pass's.
+ * reconcile` runs one now and prints what it did. Rows are claimed with a lease of this
+ * process's recovery holder (`recovery:<holder>`, FOR UPDATE SKIP LOCKED), so passes on
+ * several instances never work on one row at once. A presentation of the same payment
+ * meanwhile takes the row over at once (x402_seen_outcome: the payer holds the signed
+ * payment, the pass only reads the chain), and a verdict is written only while the row is
+ * still this pass's, so the pass then leaves it alone.
  */
 import { getDbHandle } from "@/lib/db/client";
 import { log } from "@/lib/log";
@@ -29,6 +31,9 @@ import type { PaymentMethod, RowOutcome } from "@/lib/payments/methods/types";
 const UNKNOWN_GRACE_SECONDS = 30;
 /** How often each instance makes a pass while it serves payments. */
 const PASS_MS = 10_000;
+
+/** The holder a pass claims rows with: distinct from the process's calls (which may take them over). */
+export const recoveryHolder = () => `recovery:${leaseHolder()}`;
 
 export interface Resolution {
   paymentId: string;
@@ -61,7 +66,7 @@ export async function resolveAbandoned(opts: { limit?: number; all?: boolean } =
            OR (status = 'unknown' AND updated_at < now() - make_interval(secs => $3::double precision))
         ORDER BY updated_at LIMIT $4 FOR UPDATE SKIP LOCKED)
      RETURNING id, network, reference, payer, pay_to, asset, amount_atomic::text, tx_hash, status, extract(epoch FROM expires_at)::float8 AS expires_at`,
-    [leaseHolder(), leaseSeconds(), opts.all ? 0 : UNKNOWN_GRACE_SECONDS, opts.limit ?? 50],
+    [recoveryHolder(), leaseSeconds(), opts.all ? 0 : UNKNOWN_GRACE_SECONDS, opts.limit ?? 50],
   );
   const out: Resolution[] = [];
   for (const r of rows) out.push(await resolveRow(r));
@@ -81,7 +86,7 @@ async function resolveRow(r: Row): Promise<Resolution> {
   const h = await getDbHandle();
   if (!verdict) {
     // Still usable, or the chain could not tell: free again at once for its payer.
-    await h.query(`UPDATE payments SET lease_until = now() WHERE id = $1 AND holder = $2 AND status = $3`, [r.id, leaseHolder(), r.status]);
+    await h.query(`UPDATE payments SET lease_until = now() WHERE id = $1 AND holder = $2 AND status = $3`, [r.id, recoveryHolder(), r.status]);
     return { ...base, now: "unchanged", detail: !m ? "no payment method for its network on this instance" : outcome ? `never transferred, still usable until it expires` : "the chain gave no clear answer" };
   }
   const tx = outcome?.kind === "transferred" ? (outcome.transaction ?? r.tx_hash) : r.tx_hash;
@@ -89,7 +94,7 @@ async function resolveRow(r: Row): Promise<Resolution> {
   const done = await h.query<{ id: string }>(
     `UPDATE payments SET status = $3, tx_hash = COALESCE($4, tx_hash), error = $5, optimistic = false, settlement_payload = NULL, lease_until = now(), updated_at = now()
       WHERE id = $1 AND holder = $2 AND status = $6 RETURNING id`,
-    [r.id, leaseHolder(), verdict, tx, error, r.status],
+    [r.id, recoveryHolder(), verdict, tx, error, r.status],
   );
   if (!done.length) return { ...base, now: "unchanged", detail: "taken over meanwhile by a presentation of the payment" };
   const detail = verdict === "landed" ? `transferred${tx ? ` (transaction ${tx})` : ""}, not answered yet: answered when presented again` : error!;

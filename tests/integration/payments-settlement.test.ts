@@ -425,14 +425,14 @@ for (const [i, mode] of MODES.entries()) {
       await db.connect();
       try {
         const req = await requirement("/v1/fng");
-        /** A pending row as a holder that died would leave it: its lease ending `leaseIn` seconds from now (null: an earlier version's row, no lease), last updated `minutesAgo`. */
-        const leave = async (leaseIn: number | null, minutesAgo = 0) => {
+        /** A pending row as a holder that died would leave it: its lease ending `leaseIn` seconds from now (null: an earlier version's row, no lease), last updated `minutesAgo`; `holder` the holder's id. */
+        const leave = async (leaseIn: number | null, minutesAgo = 0, holder = "dead-holder") => {
           const signed = await signAuthorization(payer(), { to: req.payTo as `0x${string}`, value: BigInt(req.amount) });
           await db.query(
             `INSERT INTO "${mode.pgSchema}".payments (id, scheme, network, reference, payer, amount_atomic, asset, pay_to, product, surface, status, created_at, updated_at, holder, lease_until)
              VALUES (gen_random_uuid()::text, 'exact', $1, $2, $3, $4, $5, $6, 'fng', 'http', 'pending', now() - make_interval(mins => $7), now() - make_interval(mins => $7),
-                     CASE WHEN $8::float8 IS NULL THEN NULL ELSE 'dead-holder' END, now() + make_interval(secs => $8::float8))`,
-            [req.network, `${payer().address.toLowerCase()}:${signed.authorization.nonce.toLowerCase()}`, payer().address.toLowerCase(), req.amount, req.asset, req.payTo, minutesAgo, leaseIn],
+                     CASE WHEN $8::float8 IS NULL THEN NULL ELSE $9 END, now() + make_interval(secs => $8::float8))`,
+            [req.network, `${payer().address.toLowerCase()}:${signed.authorization.nonce.toLowerCase()}`, payer().address.toLowerCase(), req.amount, req.asset, req.payTo, minutesAgo, leaseIn, holder],
           );
           return v2Header(req, signed);
         };
@@ -444,7 +444,10 @@ for (const [i, mode] of MODES.entries()) {
         expect(legacy.status).toBe(503);
         expect(Number(legacy.headers.get("retry-after"))).toBeGreaterThan(7 * 60);
 
-        for (const header of [await leave(-1), await leave(null, 20)]) {
+        // Ran out, legacy and stale, and one a recovery pass of another instance is looking up
+        // on the chain right now (its lease live): the payer holding the signed payment takes
+        // it over at once, never told "in progress" for the pass's sake.
+        for (const header of [await leave(-1), await leave(null, 20), await leave(30, 0, "recovery:pass-elsewhere")]) {
           const before = await chain.usdcBalance(payer().address);
           const res = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
           expect(res.status, await res.clone().text()).toBe(200);
