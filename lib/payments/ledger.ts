@@ -437,10 +437,14 @@ export async function markFailed(lock: PaymentLock, error: string, fee: bigint |
  * authorization expired before the service managed to settle it (its loss, not the
  * payer's). Written only while the row is still "broadcast".
  */
-export async function confirmBroadcast(paymentId: string, outcome: { settled: true; txHash: string } | { settled: false; error: string; lost?: boolean }): Promise<void> {
+export async function confirmBroadcast(paymentId: string, outcome: { settled: true; txHash: string; fee?: bigint | null } | { settled: false; error: string; lost?: boolean }): Promise<void> {
   const h = await getDbHandle();
   if (outcome.settled) {
-    await h.query(`UPDATE payments SET status = 'settled', tx_hash = $2, updated_at = now() WHERE id = $1 AND status = 'broadcast'`, [paymentId, outcome.txHash]);
+    await h.query(`UPDATE payments SET status = 'settled', tx_hash = $2, fee_native = COALESCE($3::bigint, fee_native), updated_at = now() WHERE id = $1 AND status = 'broadcast'`, [
+      paymentId,
+      outcome.txHash,
+      outcome.fee == null ? null : outcome.fee.toString(),
+    ]);
     return;
   }
   await h.query(

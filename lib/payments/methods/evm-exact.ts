@@ -10,7 +10,7 @@ import { env } from "@/lib/config/env";
 import { usdLabel, usdToAtomic } from "@/lib/payments/price";
 import { remoteFacilitatorUrl } from "@/lib/payments/x402/remote";
 import { checkExactEvm, resourceInfo, toFacilitatorPayload, type DecodedPayment } from "@/lib/payments/x402/codec";
-import { evmAuthorizationOutcome, evmKnownTransactions, evmTokenBalance, evmTransferSimulates, settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
+import { evmAuthorizationOutcome, evmGasBound, evmKnownTransactions, evmTokenBalance, evmTransactionFee, evmTransferSimulates, settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
 import { holdPayment } from "@/lib/payments/x402/hold";
 import { evmFacts } from "@/lib/payments/methods/facts";
 import { evmRefusal, evmSettleRefusal } from "@/lib/payments/x402/evm-reasons";
@@ -77,6 +77,9 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput) {
     identifier: input.identifier,
     expired: () => BigInt(auth.authorization.validBefore) <= BigInt(Math.floor(Date.now() / 1000) + 6),
     balance: () => evmTokenBalance(req.asset, from),
+    costBound: evmGasBound(payload, req),
+    // The settlement's receipt gives its fee; a failed one's is read when it did not.
+    fee: (tx, s, failed) => s.fee ?? (failed ? evmTransactionFee(tx) : null),
     ...evmKnownTransactions(),
     payload,
     req,

@@ -94,11 +94,11 @@ export interface HoldInput {
   fee?(tx: string, s: SettleResult, failed: boolean): Promise<bigint | null> | bigint | null;
   /**
    * The bound on what the settlement may cost the service (EVM gas against the price,
-   * lib/payments/x402/facilitator.ts evmGasBound): `now` decides from what is held without
-   * a request (an ApiError refuses, null passes, undefined: not known yet), `check` reads
-   * what it needs and throws the refusal. Decided before any nonce is taken: a payment
-   * whose cost is not known to pass is never optimistic (that nonce is taken with the
-   * lock), and is checked after verification, before its send takes one.
+   * lib/payments/x402/facilitator.ts evmGasBound): `now` judges from what is held without
+   * a request (null: passes; an ApiError: would refuse; undefined: not known), `check`
+   * reads the fees now and throws the refusal. Decided before any nonce is taken: a
+   * payment `now` does not pass is never optimistic (that nonce is taken with the lock)
+   * and is checked after verification, before its send takes one.
    */
   costBound?: { now(): ApiError | null | undefined; check(): Promise<void> };
   /** The payment's x402 payment-identifier id, if any (seals the kept answer's secrets). */
@@ -222,12 +222,10 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
     }
     await fundsCover(o, lock);
     mode = settlementMode(lock, o.payer);
-    if (!lock.reclaimed && o.costBound) {
-      if (bound) throw bound;
-      // An optimistic broadcast was signed ahead with the fees `now` judged; a confirmed
-      // send is judged at the fees it will pay (read during verification, see prepare()).
-      if (mode === "confirmed") await o.costBound.check();
-    }
+    // An optimistic broadcast was signed ahead with the fees `now` passed; a confirmed send
+    // is judged at the fees it will pay (read during verification, see prepare()), so fees
+    // that fell since `now`'s refusal no longer refuse it.
+    if (!lock.reclaimed && o.costBound && mode === "confirmed") await o.costBound.check();
   } catch (err) {
     ahead?.free();
     await releaseLock(lock);
@@ -466,7 +464,7 @@ async function settleHeld(
   const fee = s.broadcast ? null : await feeOf(o, s.transaction, s, false);
   if (early.started) {
     recorded = await early.finish(s.transaction);
-    if (recorded && !s.broadcast) await confirmBroadcast(lock.id, { settled: true, txHash: s.transaction }).catch(() => undefined);
+    if (recorded && !s.broadcast) await confirmBroadcast(lock.id, { settled: true, txHash: s.transaction, fee }).catch(() => undefined);
   } else {
     try {
       const r = await recordSettlement(lock, s.transaction, who, fields, s.broadcast ? "broadcast" : "settled", { receiptId, json: keep(s.transaction, who, settlement) }, fee);
