@@ -167,7 +167,7 @@ describe.skipIf(!up)("a payer cannot make the service pay fees for settlements t
     expect(refused.status, JSON.stringify(refused.body)).toBe(402);
     expect(refused.body.code).toBe("payment_invalid");
     expect(refused.body.reason).toBe("gas_too_expensive");
-    expect(refused.body.error).toMatch(/more than 100 % of its price/);
+    expect(refused.body.error).toMatch(/more than 200 % of its price/);
     expect(Number(refused.retry)).toBeGreaterThan(0);
     expect(await chain.publicClient.getTransactionCount({ address: key(), blockTag: "latest" })).toBe(nonceBefore);
     expect(await chain.usdcBalance(payer.address)).toBe(10_000n);

@@ -146,8 +146,9 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput): Promise<
     // One the node refused in its preflight never did (PREFLIGHT_REFUSED).
     mayLand: (s) => !s.transaction && (s.errorReason ?? "").endsWith("transaction_failed"),
     settleRefusal: (s) => (s.errorReason === PREFLIGHT_REFUSED ? `the transaction would fail on chain (${s.errorMessage ?? "preflight simulation failed"}); check the payer's USDC balance` : (s.errorReason ?? "settlement failed")),
-    // The fee payer's fee follows from the transaction itself (signatures, compute budget).
-    fee: () => svmTransactionFee(tx.budget),
+    // The fee payer's fee follows from the transaction itself (signatures, compute budget);
+    // ours to count only when our key is the fee payer (not a remote facilitator's).
+    fee: svmMode() === "local" ? () => svmTransactionFee(tx.budget) : undefined,
     // Read only when the payer has other payments in flight (hold.ts, fundsCover): the
     // token account the transfer debits.
     balance: tx.transfer?.source ? () => svmTokenAccountBalance(tx.transfer!.source) : undefined,
