@@ -437,7 +437,7 @@ export async function markFailed(lock: PaymentLock, error: string, fee: bigint |
  * authorization expired before the service managed to settle it (its loss, not the
  * payer's). Written only while the row is still "broadcast".
  */
-export async function confirmBroadcast(paymentId: string, outcome: { settled: true; txHash: string; fee?: bigint | null } | { settled: false; error: string; lost?: boolean }): Promise<void> {
+export async function confirmBroadcast(paymentId: string, outcome: { settled: true; txHash: string; fee?: bigint | null } | { settled: false; error: string; lost?: boolean; fee?: bigint | null }): Promise<void> {
   const h = await getDbHandle();
   if (outcome.settled) {
     await h.query(`UPDATE payments SET status = 'settled', tx_hash = $2, fee_native = COALESCE($3::bigint, fee_native), updated_at = now() WHERE id = $1 AND status = 'broadcast'`, [
@@ -448,9 +448,9 @@ export async function confirmBroadcast(paymentId: string, outcome: { settled: tr
     return;
   }
   await h.query(
-    `WITH u AS (UPDATE payments SET status = $3, error = $2, updated_at = now() WHERE id = $1 AND status = 'broadcast' RETURNING id)
+    `WITH u AS (UPDATE payments SET status = $3, error = $2, fee_native = COALESCE($4::bigint, fee_native), updated_at = now() WHERE id = $1 AND status = 'broadcast' RETURNING id)
      UPDATE access_log SET status = 'settlement_failed' WHERE payment_id IN (SELECT id FROM u)`,
-    [paymentId, outcome.error.slice(0, 500), outcome.lost ? "optimistic_expired" : "optimistic_failed"],
+    [paymentId, outcome.error.slice(0, 500), outcome.lost ? "optimistic_expired" : "optimistic_failed", outcome.fee == null ? null : outcome.fee.toString()],
   );
 }
 

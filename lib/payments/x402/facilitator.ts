@@ -168,6 +168,10 @@ function buildClient(): Built | null {
       resend: async (p, r) => (await settleVerified(chain, p, r, cfg.PAYMENT_TIMEOUT_MS, false)) ?? { success: false, transaction: "", network: r.network, errorReason: "not_a_plain_signature" },
       // After the response or in the sweep: nobody waits for it.
       confirm: (p, r, tx) => confirmSubmitted(chain, p, r, tx as Hex, null, cfg.PAYMENT_TIMEOUT_MS, true),
+      fee: async (tx) => {
+        const r = await wallet.getTransactionReceipt({ hash: tx as Hex }).catch(() => null);
+        return r ? r.gasUsed * r.effectiveGasPrice : null;
+      },
     },
   };
   startSweep(local);
