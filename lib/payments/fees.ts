@@ -9,12 +9,14 @@
  * of its payments settles; failures older than FEE_BUDGET_WINDOW_HOURS no longer count, so
  * an address is not shut out for good. The sum is read from the shared database, so every
  * instance applies the same budget; it is read in parallel with the payment's verification
- * and costs the call no round trip.
+ * and costs the call no round trip (and a payer found clean is not read again for a few
+ * seconds, see payerFailedFees).
  */
 import { getDbHandle } from "@/lib/db/client";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
 import { feeUnit } from "@/lib/payments/fee-unit";
+import { processState } from "@/lib/process-state";
 
 /** How long a failed payment's fee counts against its payer's budget. */
 export const FEE_BUDGET_WINDOW_HOURS = 24;
@@ -29,10 +31,36 @@ export function payerFeeBudget(network: string): bigint | null {
 }
 
 /**
+ * Payers found with nothing spent, for a few seconds: a payer's calls in a row read the
+ * store once, not once each. A failure this process records forgets its payer at once
+ * (forgetPayerFees); another instance's is seen within PAYER_CLEAN_MS.
+ */
+const PAYER_CLEAN_MS = 3000;
+const clean = () => processState("payments.payer-fees-clean", () => new Map<string, number>());
+const cleanKey = (network: string, payer: string) => `${network}|${payer.toLowerCase()}`;
+
+/** Forgets that `payer` had spent nothing (one of its settlements just failed at our expense). */
+export function forgetPayerFees(network: string, payer: string): void {
+  clean().delete(cleanKey(network, payer));
+}
+
+/**
  * The fees `payer`'s failed payments on `network` cost the service since its last settled
  * payment (within the window). EVM payers may be stored checksummed or in lower case.
  */
 export async function payerFailedFees(network: string, payer: string): Promise<bigint> {
+  const key = cleanKey(network, payer);
+  const seen = clean();
+  if ((seen.get(key) ?? 0) > Date.now()) return 0n;
+  const spent = await readPayerFailedFees(network, payer);
+  if (spent === 0n) {
+    if (seen.size > 10_000) for (const [k, until] of seen) if (until <= Date.now()) seen.delete(k);
+    seen.set(key, Date.now() + PAYER_CLEAN_MS);
+  }
+  return spent;
+}
+
+async function readPayerFailedFees(network: string, payer: string): Promise<bigint> {
   const h = await getDbHandle();
   const rows = await h.query<{ spent: string }>(
     `SELECT COALESCE(sum(f.fee_native), 0)::text AS spent FROM payments f

@@ -29,7 +29,7 @@ import type { SendAhead } from "@/lib/payments/x402/send-ahead";
 import { confirmLater, optimisticAsk, settlementMode } from "@/lib/payments/x402/optimistic";
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { feeBudgetSpent, payerFailedFees, payerFeeBudget } from "@/lib/payments/fees";
+import { feeBudgetSpent, forgetPayerFees, payerFailedFees, payerFeeBudget } from "@/lib/payments/fees";
 import { countFee } from "@/lib/metrics";
 
 /** A settlement's answer; `fee`: the network fee its transaction cost, when the settlement learned it (EVM receipt). */
@@ -450,6 +450,7 @@ async function settleHeld(
       }
       const fee = s.transaction ? await feeOf(o, s.transaction, s, true) : null;
       await markFailed(lock, s.errorReason ?? "settlement failed", fee);
+      if (fee && o.payer) forgetPayerFees(o.req.network, o.payer);
       const sent = s.transaction ? ` Transaction ${s.transaction} was sent and reverted; no funds moved.` : " Nothing was charged.";
       throw new ApiError("settlement_failed", `The payment could not be settled: ${o.settleRefusal?.(s) ?? s.errorReason ?? "unknown reason"}.${sent}`, {
         extra: { reason: s.errorReason ?? "settlement_failed", fault: "payer" satisfies SettlementFault },
