@@ -156,6 +156,20 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
     throw locked.reason;
   }
   const lock = locked.value;
+  try {
+    return await holdLocked(o, lock, verified, ahead);
+  } catch (err) {
+    // A payment taken over from an earlier attempt may have been transferred by it: an
+    // unforeseen failure while its outcome is worked out is pending, never "nothing was charged".
+    if (lock.reclaimed && !(err instanceof ApiError)) {
+      log.error("payment.takeover_failed", { paymentId: lock.id, message: (err as Error)?.message });
+      throw pending(lock.id, "an internal failure while the outcome of an earlier attempt was read");
+    }
+    throw err;
+  }
+}
+
+async function holdLocked(o: HoldInput, lock: PaymentLock, verified: PromiseSettledResult<CheckedVerify>, ahead: SendAhead | null): Promise<AuthorizedPayment> {
   if (verified.status !== "fulfilled" || !verified.value.isValid || !lock.optimistic?.reserved || lock.reclaimed) ahead?.free();
   if (verified.status === "rejected") {
     await releaseLock(lock);
