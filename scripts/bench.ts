@@ -11,10 +11,9 @@
  * renders them as docs/benchmarks.md's table.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { ensureBuild } from "./start.mjs";
 import { takeReported } from "./bench/load";
-import { BENCH_RESULTS_FILE, describeMachine, withSection, type BenchResults } from "@/lib/docs/bench-results";
+import { BENCH_RESULTS_FILE, describeMachine, recordSection } from "@/lib/docs/bench-results";
 import { coreBench } from "./bench/core";
 import { paymentsBench } from "./bench/payments";
 import { mcpBench } from "./bench/mcp";
@@ -28,25 +27,22 @@ const sections: Section[] = [
   { name: "a2a", run: a2aBench },
 ];
 
-/** The commit measured: its short hash, `-dirty` when the work tree has changes (null outside git). */
+/**
+ * The commit measured: its short hash, `-dirty` when tracked files other than the results
+ * file have changes (null outside git). Read once, before any section writes the file.
+ */
 function commit(): string | null {
   const git = (...args: string[]) => spawnSync("git", args, { encoding: "utf8" });
   const head = git("rev-parse", "--short=12", "HEAD");
   if (head.status !== 0) return null;
-  const dirty = git("status", "--porcelain", "--untracked-files=no").stdout.trim() !== "";
+  const dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)docs/benchmarks.json").stdout.trim() !== "";
   return `${head.stdout.trim()}${dirty ? "-dirty" : ""}`;
-}
-
-/** Writes one finished section's figures into docs/benchmarks.json. */
-function record(name: string, date: string, machine: ReturnType<typeof describeMachine>, figures: Record<string, number | string>): void {
-  const before = existsSync(BENCH_RESULTS_FILE) ? (JSON.parse(readFileSync(BENCH_RESULTS_FILE, "utf8")) as BenchResults) : null;
-  writeFileSync(BENCH_RESULTS_FILE, `${JSON.stringify(withSection(before, name, { date, commit: commit(), machine, figures }), null, 2)}\n`);
-  console.log(`# ${name}: figures written to docs/benchmarks.json (render the table with npm run readme)`);
 }
 
 async function main(): Promise<void> {
   (ensureBuild as () => void)();
   const wanted = process.argv.slice(2);
+  const measured = commit();
   for (const s of sections) {
     if (wanted.length && !wanted.includes(s.name)) continue;
     console.log(`# ${s.name}`);
@@ -54,7 +50,8 @@ async function main(): Promise<void> {
     const machine = describeMachine();
     takeReported();
     await s.run();
-    record(s.name, date, machine, takeReported());
+    recordSection(BENCH_RESULTS_FILE, s.name, { date, commit: measured, machine, figures: takeReported() });
+    console.log(`# ${s.name}: figures written to docs/benchmarks.json (render the table with npm run readme)`);
   }
 }
 

@@ -4,6 +4,7 @@
  * line it printed), and the one table docs/benchmarks.md shows of them (`npm run
  * readme`). A section run again replaces its entry; earlier runs live in git's history.
  */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import * as nodeOs from "node:os";
 
 /** Where `npm run bench` writes the figures (scripts/bench.ts). */
@@ -59,6 +60,14 @@ export function describeMachine(): BenchMachine {
 /** `results` with `name`'s entry replaced by `section` (the other sections kept, in their order). */
 export function withSection(results: BenchResults | null, name: string, section: BenchSection): BenchResults {
   return { sections: { ...(results?.sections ?? {}), [name]: section } };
+}
+
+/** Writes `section` as `name`'s entry of the results file at `file`, keeping the other sections. */
+export function recordSection(file: URL | string, name: string, section: BenchSection): BenchResults {
+  const before = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as BenchResults) : null;
+  const after = withSection(before, name, section);
+  writeFileSync(file, `${JSON.stringify(after, null, 2)}\n`);
+  return after;
 }
 
 type Goal = { op: "≥" | "≤" | "="; value: number };

@@ -4,8 +4,11 @@
  * run readme` renders docs/benchmarks.md's one table from it, saying which targets the
  * figures meet.
  */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { benchTable, describeMachine, withSection, type BenchResults, type BenchSection } from "@/lib/docs/bench-results";
+import { benchTable, describeMachine, recordSection, withSection, type BenchResults, type BenchSection } from "@/lib/docs/bench-results";
 import { report, takeReported } from "../../scripts/bench/load";
 
 describe("benchmark figures", () => {
@@ -17,6 +20,22 @@ describe("benchmark figures", () => {
     expect(after.sections.core!.figures.cached_vs_static_throughput_ratio).toBe(0.9);
     expect(after.sections.mcp).toEqual(before.sections.mcp);
     expect(withSection(null, "a2a", section({})).sections).toEqual({ a2a: section({}) });
+  });
+  it("writes a finished section into the results file, creating it, keeping the other sections", () => {
+    const dir = mkdtempSync(join(tmpdir(), "bench-results-"));
+    try {
+      const file = join(dir, "benchmarks.json");
+      recordSection(file, "core", section({ fanin_max_requests_per_resource: 1 }));
+      recordSection(file, "mcp", section({ mcp_vs_http_throughput_ratio: 0.6 }));
+      recordSection(file, "core", section({ fanin_max_requests_per_resource: 2 }, "2026-11-27T00:00:00.000Z"));
+      const written = JSON.parse(readFileSync(file, "utf8")) as BenchResults;
+      expect(Object.keys(written.sections)).toEqual(["core", "mcp"]);
+      expect(written.sections.core).toEqual(section({ fanin_max_requests_per_resource: 2 }, "2026-11-27T00:00:00.000Z"));
+      expect(written.sections.mcp!.figures).toEqual({ mcp_vs_http_throughput_ratio: 0.6 });
+      expect(readFileSync(file, "utf8").endsWith("}\n")).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
   it("the table says which targets the figures meet, with each section's date and machine, and what was not measured", () => {
     const t = benchTable({ sections: { payments: section({ x402_vs_api_key_latency_ratio: 3.2, x402_call_p50_ms: 16, api_key_call_p50_ms: 5, bundle_vs_api_key_latency_ratio: "0.9-1.4", settlement_2000ms_blocks_optimistic_vs_key_p50_ratio: 1.5 }) } });
