@@ -293,7 +293,7 @@ async function settlementBench(chain: Chain, sim: Simulator): Promise<void> {
       await one.stop();
     }
     // Both modes talk to the node over its WebSocket endpoint, the low-latency set-up the
-    // README recommends; the optimistic ratio over HTTP is reported beside it.
+    // docs/paying.md recommends; the optimistic ratio over HTTP is reported beside it.
     const ws = { ...shared, SETTLEMENT_RPC_URL: chain.rpcUrl.replace(/^http/, "ws") };
     const confirmed = await paymentService(chain, sim, { ...ws, X402_OPTIMISTIC_MAX_USD: "0" });
     const optimistic = await paymentService(chain, sim, { ...ws, X402_OPTIMISTIC_MAX_USD: "0.01", X402_OPTIMISTIC_PAYER_CAP_USD: "1000" });
