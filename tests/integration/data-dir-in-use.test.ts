@@ -4,8 +4,9 @@
  * not start: it exits non-zero naming the folder, the process holding it and how to
  * choose another (DATA_DIR, DATABASE_URL), and the first one keeps serving untouched.
  * A server killed with SIGKILL leaves its lock behind; the next start takes it over and
- * serves the same data. `next start` (no custom server to refuse at start) answers 503
- * from the database with the same reason.
+ * serves the same data. The container's entry (serve.js) refuses the same way; `next
+ * start` (no entry of ours to refuse at start) answers 503 from the database with the
+ * same reason.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -86,6 +87,24 @@ describe("a second server on the same embedded database folder", () => {
     // A clean stop removes the lock.
     await next.stop();
     expect(existsSync(join(dataDir, "pglite.lock"))).toBe(false);
+  }, 240_000);
+
+  it("the container's entry (standalone serve.js) on a folder in use exits 1 with the same reason", async () => {
+    const holder = await start();
+    try {
+      const refused = await startService({ entry: "standalone", env: env() }).then(
+        (svc) => {
+          running.push(svc);
+          throw new Error(`it started: ${svc.url}`);
+        },
+        (err: Error) => err.message,
+      );
+      expect(refused).toMatch(/^service exited with 1 before it was ready/);
+      expectRefusal(refused, holder.child.pid!);
+      expect((await fetch(`${holder.url}/health/ready`)).status).toBe(200);
+    } finally {
+      await holder.stop();
+    }
   }, 240_000);
 
   it("`next start` on a folder in use answers 503 on /health/ready with the same reason, and opens nothing", async () => {
