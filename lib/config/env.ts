@@ -14,13 +14,16 @@ const bool = z
 const optionalUrl = z.url().optional();
 const positiveInt = z.coerce.number().int().positive();
 
+/** The embedded database's folder when DATA_DIR is unset (also read by lib/server/standalone.ts). */
+export const DEFAULT_DATA_DIR = "./data";
+
 const schema = z.object({
   NODE_ENV: z.string().default("production"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default("0.0.0.0"),
   PUBLIC_BASE_URL: optionalUrl,
 
-  DATA_DIR: z.string().default("./data"),
+  DATA_DIR: z.string().default(DEFAULT_DATA_DIR),
   DATABASE_URL: z.string().optional(),
   REDIS_URL: z.string().optional(),
   REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/).default("echo"),

@@ -17,6 +17,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import next from "next";
 import { env, resetEnvForTests as rereadEnv } from "@/lib/config/env";
+import { claimDataDirAtStart } from "@/lib/db/data-dir-lock";
 import { clientIpStamper } from "@/lib/http/client-ip";
 import { log } from "@/lib/log";
 import { peekProcessState } from "@/lib/process-state";
@@ -29,6 +30,8 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 async function main(): Promise<void> {
   process.env.NEXT_TELEMETRY_DISABLED = "1";
   const cfg = env();
+  // Another server on the same embedded database folder: say so and stop, before anything starts.
+  claimDataDirAtStart(cfg);
 
   let closeSim: (() => Promise<void>) | undefined;
   if (cfg.UPSTREAM_MODE === "simulated") {

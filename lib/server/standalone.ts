@@ -14,7 +14,14 @@
  * Next builds it.
  */
 import http from "node:http";
+import { DEFAULT_DATA_DIR } from "@/lib/config/env";
+import { claimDataDirAtStart } from "@/lib/db/data-dir-lock";
 import { hardenServer } from "@/lib/server/client-error";
+
+// A second server on the same embedded database folder (two containers on one volume)
+// stops here with the reason, as `npm start` does (lib/db/data-dir-lock.ts). Read from
+// the environment directly: env() would cache the configuration before Next loads it.
+claimDataDirAtStart({ DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR ?? DEFAULT_DATA_DIR });
 
 const create = http.createServer;
 http.createServer = function createHardenedServer(this: unknown, ...args: unknown[]) {
