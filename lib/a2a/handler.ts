@@ -5,15 +5,23 @@
  * is an A2A error rather than a task; answers never carry the credentials sent.
  */
 import type { AgentCard, Message, MessageSendParams, Task } from "@a2a-js/sdk";
-import { DefaultRequestHandler, type ServerCallContext } from "@a2a-js/sdk/server";
+import { DefaultRequestHandler, type AgentExecutor, type ServerCallContext, type TaskStore } from "@a2a-js/sdk/server";
 import { agentCard } from "@/lib/discovery/cards";
 import { SkillExecutor } from "@/lib/a2a/executor";
-import { checkMessage } from "@/lib/a2a/message";
+import { checkFollowUp, checkMessage } from "@/lib/a2a/message";
 import { BoundedTaskStore, redactTask } from "@/lib/a2a/task-store";
 import { processState } from "@/lib/process-state";
 import { paymentMethodsVersion } from "@/lib/payments/methods/registry";
 
 class ServiceRequestHandler extends DefaultRequestHandler {
+  constructor(
+    card: AgentCard,
+    private readonly tasks: TaskStore,
+    executor: AgentExecutor,
+  ) {
+    super(card, tasks, executor);
+  }
+
   /**
    * Always answered when the task has finished: `configuration.blocking: false` would
    * return the submitted task and go on in the background, where a paid call would settle
@@ -24,6 +32,7 @@ class ServiceRequestHandler extends DefaultRequestHandler {
    */
   override async sendMessage(params: MessageSendParams, context?: ServerCallContext): Promise<Message | Task> {
     checkMessage(params);
+    if (params.message.taskId) checkFollowUp(params.message, await this.tasks.load(params.message.taskId, context));
     if (params.configuration?.blocking === false) params = { ...params, configuration: { ...params.configuration, blocking: true } };
     const result = await super.sendMessage(params, context);
     return result.kind === "task" ? redactTask(result) : result;
