@@ -9,7 +9,8 @@
  *   API key, signed payment) are redacted before a task is kept, so neither tasks/get nor
  *   a later answer ever shows one back.
  * - Expiry: an hour after the task's last write (A2A_TASK_TTL_MS); expired rows are
- *   never read and are swept by each instance every minute.
+ *   never read and are swept by each instance every minute, which also deletes the
+ *   tasks beyond A2A_TASK_MAX_ROWS (those closest to expiry first).
  * - Bounded size: the last A2A_TASK_MAX_HISTORY messages are kept, and a task whose JSON
  *   is still over A2A_TASK_MAX_BYTES keeps its artifacts as a note (the answer that
  *   created them carried them in full).
@@ -39,6 +40,12 @@ const REDACTED = "[redacted]";
 export const A2A_TASK_TTL_MS = 60 * 60 * 1000;
 /** Messages of a task's history kept (the newest). */
 export const A2A_TASK_MAX_HISTORY = 20;
+/**
+ * Most tasks kept at once, across every instance: beyond it the sweep deletes those
+ * closest to expiry first (a task costs the client nothing to create, so their number
+ * needs a bound besides the hour).
+ */
+export const A2A_TASK_MAX_ROWS = 100_000;
 /** Largest task JSON kept whole (the request bodies are at most 64 KiB each). */
 export const A2A_TASK_MAX_BYTES = 512 * 1024;
 const TERMINAL = ["completed", "failed", "canceled", "rejected"];
@@ -172,9 +179,18 @@ export class DatabaseTaskStore implements TaskStore {
     const now = Date.now();
     if (now - this.lastSweep < SWEEP_EVERY_MS) return;
     this.lastSweep = now;
-    void getDbHandle()
-      .then((h) => h.query("DELETE FROM a2a_tasks WHERE expires_at <= now()", []))
-      .catch((err: unknown) => log.warn("a2a.task_sweep_failed", { message: (err as Error)?.message }));
+    void this.sweep().catch((err: unknown) => log.warn("a2a.task_sweep_failed", { message: (err as Error)?.message }));
+  }
+
+  /** Deletes the expired tasks and, beyond `maxRows`, those closest to expiry; answers how many went. */
+  async sweep(maxRows = A2A_TASK_MAX_ROWS): Promise<number> {
+    const h = await getDbHandle();
+    const expired = await h.query<{ n: number }>("WITH d AS (DELETE FROM a2a_tasks WHERE expires_at <= now() RETURNING 1) SELECT count(*)::int AS n FROM d", []);
+    const over = await h.query<{ n: number }>(
+      "WITH d AS (DELETE FROM a2a_tasks WHERE expires_at <= (SELECT expires_at FROM a2a_tasks ORDER BY expires_at DESC OFFSET $1 LIMIT 1) RETURNING 1) SELECT count(*)::int AS n FROM d",
+      [maxRows],
+    );
+    return (expired[0]?.n ?? 0) + (over[0]?.n ?? 0);
   }
 }
 

@@ -106,6 +106,16 @@ describe("A2A task store (the instance's database; here embedded PGlite in memor
     const { task: kept, json } = boundedTask(task({ id: "s1", status: { state: "completed" }, artifacts: [big] }));
     expect(Buffer.byteLength(json)).toBeLessThanOrEqual(512 * 1024);
     expect(kept.artifacts?.[0]?.parts[0]).toMatchObject({ kind: "text", text: expect.stringMatching(/delivered in the answer/) });
+    // Beyond the row bound the sweep keeps the tasks written last.
+    for (const id of ["r1", "r2", "r3"]) await store.save(task({ id }));
+    // Distinct expiry times (three writes can fall in one millisecond): r3 written last.
+    for (const [id, s] of [["r1", 1], ["r2", 2], ["r3", 3]] as const) await (await getDbHandle()).query(`UPDATE a2a_tasks SET expires_at = now() + interval '2 hours' + make_interval(secs => $1) WHERE id = $2`, [s, id]);
+    const total = async () => (await (await getDbHandle()).query<{ n: number }>("SELECT count(*)::int AS n FROM a2a_tasks", []))[0]!.n;
+    const n = await total();
+    expect(await store.sweep(2)).toBe(n - 2);
+    expect(await total()).toBe(2);
+    expect(await store.load("r3")).toBeDefined();
+    expect(await store.load("r1")).toBeUndefined();
     await store.save(task({ id: "n1", history: [msg({ parts: [{ kind: "text", text: "a\u0000b \\u0000" }] })] }));
     expect((await store.load("n1"))?.history?.[0]?.parts[0]).toEqual({ kind: "text", text: "a\uFFFDb \\u0000" });
   });
