@@ -98,8 +98,10 @@ function currentCard(): AgentCard {
 }
 
 /**
- * The process's A2A request handler, held as process-wide state: its task store is, and
- * both bindings (each a route bundle with its own copy of this module) must share it.
+ * The process's A2A request handler, held as process-wide state: both bindings (each a
+ * route bundle with its own copy of this module) share it, its event buses and its
+ * task store's group commit. Tasks themselves are in the database, shared by every
+ * instance (lib/a2a/task-store.ts).
  */
 export function a2aRequestHandler(): DefaultRequestHandler {
   return processState("a2a.handler", () => new ServiceRequestHandler(currentCard(), a2aTaskStore(), new SkillExecutor()));
