@@ -5,12 +5,16 @@
  * the next continues the same task. input-required on A, the x402 payment on B →
  * completed with the artifact and the settlement receipt, charged once (the same payment
  * sent again on A answers the kept answer and moves nothing); a task created on A is
- * read and canceled on B; the stored rows hold no credential.
+ * read and canceled on B; the stored rows hold no credential. Each runs with the official
+ * 0.3 client (@a2a-js/sdk 0.3.14) and the official 1.x client (@a2a-js/sdk 1.3, which
+ * speaks this 0.3 agent through its v0.3 compatibility layer), over both bindings.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Message, MessageSendParams, Task } from "@a2a-js/sdk";
 import { Client, ClientFactory, ClientFactoryOptions, ServiceParameters, withA2AExtensions } from "@a2a-js/sdk/client";
+import { Role as RoleV1, TaskState as TaskStateV1 } from "@a2a-js/sdk-v1";
+import * as v1 from "@a2a-js/sdk-v1/client";
 import { x402Client } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { toClientEvmSigner } from "@x402/evm";
@@ -32,26 +36,75 @@ const FNG = productById("fng");
 const PRICE_FNG = usdToAtomic(FNG.httpPrice);
 const x402Options = { serviceParameters: ServiceParameters.create(withA2AExtensions(X402)) };
 
-function message(opts: { skill?: string; metadata?: J; taskId?: string }): MessageSendParams {
-  const m: Message = {
-    kind: "message",
-    role: "user",
-    messageId: randomUUID(),
-    parts: [{ kind: "text", text: "please" }],
-    metadata: { ...(opts.skill ? { skill: opts.skill } : {}), ...opts.metadata },
-    ...(opts.taskId ? { taskId: opts.taskId } : {}),
+/** A task as both client families see it, in the 0.3 spelling: state "input-required", the status message's metadata, the first artifact's data. */
+interface Seen {
+  id: string;
+  state: string;
+  meta: J;
+  data: J | undefined;
+}
+
+/** The calls the test makes, over one official client (0.3 or 1.x) bound to one instance and binding. */
+interface Agent {
+  send(opts: { skill?: string; metadata?: J; taskId?: string }): Promise<Seen>;
+  get(id: string): Promise<Seen>;
+  cancel(id: string): Promise<Seen>;
+}
+
+function v03(client: Client): Agent {
+  const seen = (t: Task): Seen => ({
+    id: t.id,
+    state: t.status.state,
+    meta: (t.status.message?.metadata ?? {}) as J,
+    data: (t.artifacts?.[0]?.parts[0] as { data?: J } | undefined)?.data,
+  });
+  return {
+    async send(opts) {
+      const m: Message = {
+        kind: "message",
+        role: "user",
+        messageId: randomUUID(),
+        parts: [{ kind: "text", text: "please" }],
+        metadata: { ...(opts.skill ? { skill: opts.skill } : {}), ...opts.metadata },
+        ...(opts.taskId ? { taskId: opts.taskId } : {}),
+      };
+      const r = await client.sendMessage({ message: m } as MessageSendParams, x402Options);
+      if (r.kind !== "task") throw new Error(`expected a task, got ${JSON.stringify(r)}`);
+      return seen(r);
+    },
+    get: async (id) => seen(await client.getTask({ id, historyLength: 10 })),
+    cancel: async (id) => seen(await client.cancelTask({ id })),
   };
-  return { message: m };
 }
 
-async function send(client: Client, params: MessageSendParams): Promise<Task> {
-  const r = await client.sendMessage(params, x402Options);
-  if (r.kind !== "task") throw new Error(`expected a task, got ${JSON.stringify(r)}`);
-  return r;
+function v10(client: v1.Client): Agent {
+  const seen = (t: J): Seen => ({
+    id: t.id,
+    state: (TaskStateV1[t.status.state as number] ?? String(t.status.state)).replace(/^TASK_STATE_/, "").toLowerCase().replace(/_/g, "-"),
+    meta: (t.status.message?.metadata ?? {}) as J,
+    data: t.artifacts?.[0]?.parts[0]?.content?.$case === "data" ? (t.artifacts[0].parts[0].content.value as J) : undefined,
+  });
+  const options = { serviceParameters: v1.ServiceParameters.create(v1.withA2AExtensions(X402)) };
+  return {
+    async send(opts) {
+      const message = {
+        messageId: randomUUID(),
+        contextId: "",
+        taskId: opts.taskId ?? "",
+        role: RoleV1.ROLE_USER,
+        parts: [{ content: { $case: "text" as const, value: "please" }, metadata: undefined, filename: "", mediaType: "" }],
+        metadata: { ...(opts.skill ? { skill: opts.skill } : {}), ...opts.metadata },
+        extensions: [],
+        referenceTaskIds: [],
+      };
+      const r = (await client.sendMessage({ tenant: "", message, configuration: undefined, metadata: undefined } as never, options)) as J;
+      if (!r.status) throw new Error(`expected a task, got ${JSON.stringify(r)}`);
+      return seen(r);
+    },
+    get: async (id) => seen((await client.getTask({ tenant: "", id, historyLength: 10 } as never)) as J),
+    cancel: async (id) => seen((await client.cancelTask({ tenant: "", id, metadata: undefined } as never)) as J),
+  };
 }
-
-const meta = (t: Task): J => (t.status.message?.metadata ?? {}) as J;
-const artifactData = (t: Task): J => (t.artifacts?.[0]?.parts[0] as { kind: "data"; data: J }).data;
 
 describe.skipIf(!up)("A2A across two instances on one PostgreSQL", () => {
   let sim: Simulator;
@@ -60,8 +113,8 @@ describe.skipIf(!up)("A2A across two instances on one PostgreSQL", () => {
   let b: Service;
   let db: ServiceDb;
   let signer: x402Client;
-  /** The official 0.3 client, one per instance and binding. */
-  const clients: Record<"restA" | "restB" | "rpcA" | "rpcB", Client> = {} as never;
+  /** Per client family ("0.3", "1.x"): one agent per instance and binding. */
+  const agents: Record<string, Record<"restA" | "restB" | "rpcA" | "rpcB", Agent>> = {};
   const databaseUrl = `${POSTGRES_URL}?schema=a2a_scale_${randomBytes(5).toString("hex")}`;
 
   beforeAll(async () => {
@@ -78,13 +131,32 @@ describe.skipIf(!up)("A2A across two instances on one PostgreSQL", () => {
       FACILITATOR_PRIVATE_KEY: chain.privateKey(0),
       SETTLEMENT_RPC_URL: chain.rpcUrl,
       CACHE_DISABLED: "1",
+      FREE_KEY_MINTS_PER_HOUR: "100",
     };
     [a, b] = await Promise.all([startService({ env, timeoutMs: 240_000 }), startService({ env, timeoutMs: 240_000 })]);
     const rpcFirst = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ["JSONRPC"] });
-    clients.restA = await new ClientFactory().createFromUrl(a.url);
-    clients.restB = await new ClientFactory().createFromUrl(b.url);
-    clients.rpcA = await new ClientFactory(rpcFirst).createFromUrl(a.url);
-    clients.rpcB = await new ClientFactory(rpcFirst).createFromUrl(b.url);
+    agents["0.3"] = {
+      restA: v03(await new ClientFactory().createFromUrl(a.url)),
+      restB: v03(await new ClientFactory().createFromUrl(b.url)),
+      rpcA: v03(await new ClientFactory(rpcFirst).createFromUrl(a.url)),
+      rpcB: v03(await new ClientFactory(rpcFirst).createFromUrl(b.url)),
+    };
+    // The 1.x client reaches a 0.3 agent through its v0.3 compatibility layer, opted into on the card resolver and each transport.
+    const compat = { legacyCompat: { enabled: true } };
+    const v1Options = (preferred: "JSONRPC" | "HTTP+JSON") =>
+      v1.ClientFactoryOptions.createFrom(v1.ClientFactoryOptions.default, {
+        transports: [new v1.JsonRpcTransportFactory(compat), new v1.RestTransportFactory(compat)],
+        cardResolver: new v1.DefaultAgentCardResolver(compat),
+        preferredTransports: [preferred],
+      });
+    const rpcFirstV1 = v1Options("JSONRPC");
+    const restFirstV1 = v1Options("HTTP+JSON");
+    agents["1.x"] = {
+      restA: v10(await new v1.ClientFactory(restFirstV1).createFromUrl(a.url)),
+      restB: v10(await new v1.ClientFactory(restFirstV1).createFromUrl(b.url)),
+      rpcA: v10(await new v1.ClientFactory(rpcFirstV1).createFromUrl(a.url)),
+      rpcB: v10(await new v1.ClientFactory(rpcFirstV1).createFromUrl(b.url)),
+    };
     const wallet = createWalletClient({ account: payer, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) }).extend(publicActions);
     signer = new x402Client();
     registerExactEvmScheme(signer, { signer: toClientEvmSigner(payer, wallet as never) });
@@ -98,75 +170,80 @@ describe.skipIf(!up)("A2A across two instances on one PostgreSQL", () => {
     await sim?.close();
   });
 
-  for (const [created, paid] of [
-    ["restA", "restB"],
-    ["rpcA", "restB"],
-    ["restA", "rpcB"],
-  ] as const) {
-    it(`input-required on A (${created}), the x402 payment on B (${paid}) → completed with the artifact and the receipt, charged once`, async () => {
-      const payer = chain.accounts[1]!.address;
-      const first = await send(clients[created], message({ skill: "fng" }));
-      expect(first.status.state).toBe("input-required");
-      const required = meta(first)["x402.payment.required"];
-      expect(required.accepts[0]).toMatchObject({ amount: PRICE_FNG.toString() });
-      const before = await chain.usdcBalance(payer);
-      const payload = await signer.createPaymentPayload(required);
-      const done = await send(clients[paid], message({ taskId: first.id, metadata: { "x402.payment.status": "payment-submitted", "x402.payment.payload": payload } }));
-      expect(done.id).toBe(first.id);
-      expect(done.status.state, JSON.stringify(done.status)).toBe("completed");
-      expect(FNG.output.safeParse(artifactData(done)).success).toBe(true);
-      expect(meta(done)["x402.payment.status"]).toBe("payment-completed");
-      const receipts = meta(done)["x402.payment.receipts"] as J[];
-      expect(receipts).toHaveLength(1);
-      expect(receipts[0]).toMatchObject({ success: true, network: "eip155:8453" });
-      expect((await chain.publicClient.getTransactionReceipt({ hash: receipts[0]!.transaction })).status).toBe("success");
-      expect(before - (await chain.usdcBalance(payer))).toBe(PRICE_FNG);
-      // A reads the task B finished: same artifact, same receipts.
-      const onA = await clients[created].getTask({ id: first.id, historyLength: 10 });
-      expect(onA.status.state).toBe("completed");
-      expect(artifactData(onA)).toEqual(artifactData(done));
-      expect(meta(onA)["x402.payment.receipts"]).toEqual(receipts);
-      // The same payment on a new task on A: the kept answer, nothing more charged.
-      const again = await send(clients.restA, message({ skill: "fng", metadata: { "x402.payment.payload": payload } }));
-      expect(again.status.state, JSON.stringify(again.status)).toBe("completed");
-      expect(artifactData(again)).toEqual(artifactData(done));
-      expect(before - (await chain.usdcBalance(payer))).toBe(PRICE_FNG);
-      // The stored task holds no signed payment.
-      const [row] = await db.query<{ task: unknown; state: string }>("SELECT task, state FROM a2a_tasks WHERE id = $1", [first.id]);
-      expect(row!.state).toBe("completed");
-      expect(JSON.stringify(row!.task)).not.toContain(payload.payload.signature as string);
+  for (const family of ["0.3", "1.x"]) {
+    for (const [created, paid] of [
+      ["restA", "restB"],
+      ["rpcA", "restB"],
+      ["restA", "rpcB"],
+    ] as const) {
+      it(`${family} client: input-required on A (${created}), the x402 payment on B (${paid}) → completed with the artifact and the receipt, charged once`, async () => {
+        const c = agents[family]!;
+        const payer = chain.accounts[1]!.address;
+        const first = await c[created].send({ skill: "fng" });
+        expect(first.state).toBe("input-required");
+        const required = first.meta["x402.payment.required"];
+        expect(required.accepts[0]).toMatchObject({ amount: PRICE_FNG.toString() });
+        const before = await chain.usdcBalance(payer);
+        const payload = await signer.createPaymentPayload(required);
+        const done = await c[paid].send({ taskId: first.id, metadata: { "x402.payment.status": "payment-submitted", "x402.payment.payload": payload } });
+        expect(done.id).toBe(first.id);
+        expect(done.state, JSON.stringify(done.meta)).toBe("completed");
+        expect(FNG.output.safeParse(done.data).success).toBe(true);
+        expect(done.meta["x402.payment.status"]).toBe("payment-completed");
+        const receipts = done.meta["x402.payment.receipts"] as J[];
+        expect(receipts).toHaveLength(1);
+        expect(receipts[0]).toMatchObject({ success: true, network: "eip155:8453" });
+        expect((await chain.publicClient.getTransactionReceipt({ hash: receipts[0]!.transaction })).status).toBe("success");
+        expect(before - (await chain.usdcBalance(payer))).toBe(PRICE_FNG);
+        // A reads the task B finished: same artifact, same receipts.
+        const onA = await c[created].get(first.id);
+        expect(onA.state).toBe("completed");
+        expect(onA.data).toEqual(done.data);
+        expect(onA.meta["x402.payment.receipts"]).toEqual(receipts);
+        // The same payment on a new task on A: the kept answer, nothing more charged.
+        const again = await c.restA.send({ skill: "fng", metadata: { "x402.payment.payload": payload } });
+        expect(again.state, JSON.stringify(again.meta)).toBe("completed");
+        expect(again.data).toEqual(done.data);
+        expect(before - (await chain.usdcBalance(payer))).toBe(PRICE_FNG);
+        // The stored task holds no signed payment.
+        const [row] = await db.query<{ task: unknown; state: string }>("SELECT task, state FROM a2a_tasks WHERE id = $1", [first.id]);
+        expect(row!.state).toBe("completed");
+        expect(JSON.stringify(row!.task)).not.toContain(payload.payload.signature as string);
+      });
+    }
+
+    it(`${family} client: a task created on A is canceled on B (HTTP+JSON and JSON-RPC); A then sees it canceled and takes no payment for it`, async () => {
+      const c = agents[family]!;
+      for (const [created, cancels] of [
+        ["restA", "restB"],
+        ["rpcA", "rpcB"],
+      ] as const) {
+        const first = await c[created].send({ skill: "fng" });
+        expect(first.state).toBe("input-required");
+        expect((await c[cancels].get(first.id)).state).toBe("input-required");
+        const canceled = await c[cancels].cancel(first.id);
+        expect(canceled.state).toBe("canceled");
+        expect((await c[created].get(first.id)).state).toBe("canceled");
+        const payer = chain.accounts[1]!.address;
+        const before = await chain.usdcBalance(payer);
+        const payload = await signer.createPaymentPayload(first.meta["x402.payment.required"]);
+        await expect(c[created].send({ taskId: first.id, metadata: { "x402.payment.payload": payload } })).rejects.toThrow(/terminal|canceled/i);
+        expect(await chain.usdcBalance(payer)).toBe(before);
+        // A finished task is not cancelable anywhere.
+        await expect(c[created].cancel(first.id)).rejects.toThrow(/cancel/i);
+      }
+    });
+
+    it(`${family} client: a free key minted on B pays a task created on A; the key is not kept in the shared table`, async () => {
+      const c = agents[family]!;
+      const key = (await (await fetch(`${b.url}/v1/free-key`)).json()).api_key as string;
+      const first = await c.rpcA.send({ skill: "fng" });
+      const done = await c.rpcB.send({ taskId: first.id, metadata: { api_key: key } });
+      expect(done.state, JSON.stringify(done.meta)).toBe("completed");
+      expect(done.meta["echo.access"]).toMatchObject({ credential: "api_key" });
+      const rows = await db.query<{ task: unknown }>("SELECT task FROM a2a_tasks");
+      expect(rows.length).toBeGreaterThan(0);
+      expect(JSON.stringify(rows)).not.toContain(key);
     });
   }
-
-  it("a task created on A is canceled on B (HTTP+JSON without a body, and JSON-RPC); A then sees it canceled and takes no payment for it", async () => {
-    for (const [created, cancels] of [
-      ["restA", "restB"],
-      ["rpcA", "rpcB"],
-    ] as const) {
-      const first = await send(clients[created], message({ skill: "fng" }));
-      expect(first.status.state).toBe("input-required");
-      expect((await clients[cancels].getTask({ id: first.id })).status.state).toBe("input-required");
-      const canceled = await clients[cancels].cancelTask({ id: first.id });
-      expect(canceled.status.state).toBe("canceled");
-      expect((await clients[created].getTask({ id: first.id })).status.state).toBe("canceled");
-      const payer = chain.accounts[1]!.address;
-      const before = await chain.usdcBalance(payer);
-      const payload = await signer.createPaymentPayload(meta(first)["x402.payment.required"]);
-      await expect(clients[created].sendMessage(message({ taskId: first.id, metadata: { "x402.payment.payload": payload } }), x402Options)).rejects.toThrow(/terminal|canceled/i);
-      expect(await chain.usdcBalance(payer)).toBe(before);
-      // A finished task is not cancelable anywhere.
-      await expect(clients[created].cancelTask({ id: first.id })).rejects.toThrow(/cancel/i);
-    }
-  });
-
-  it("a free key minted on B pays a task created on A; the key is not kept in the shared table", async () => {
-    const key = (await (await fetch(`${b.url}/v1/free-key`)).json()).api_key as string;
-    const first = await send(clients.rpcA, message({ skill: "fng" }));
-    const done = await send(clients.rpcB, message({ taskId: first.id, metadata: { api_key: key } }));
-    expect(done.status.state, JSON.stringify(done.status)).toBe("completed");
-    expect(meta(done)["echo.access"]).toMatchObject({ credential: "api_key" });
-    const rows = await db.query<{ task: unknown }>("SELECT task FROM a2a_tasks");
-    expect(rows.length).toBeGreaterThan(0);
-    expect(JSON.stringify(rows)).not.toContain(key);
-  });
 });
