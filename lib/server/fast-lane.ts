@@ -27,7 +27,7 @@
  *   server whichever lane answers.
  *
  * A request the lane cannot answer exactly as Next would goes to Next: a path with
- * percent-encoding, a trailing slash or dot segments, a method the route file does not
+ * percent-encoding, a trailing slash or dot segments, no usable Host header, a method the route file does not
  * export (Next implements HEAD and OPTIONS itself then), an RSC or server-action request,
  * Next's internal headers. FAST_LANE=0 turns the lane off, and it stays off while
  * OpenTelemetry tracing is configured (Next's request span is part of the traces).
@@ -37,7 +37,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { routeKind, securityHeaders } from "@/lib/http/security-headers";
-import { baseUrlInfo } from "@/lib/http/base-url";
+import { baseUrlInfo, validHost } from "@/lib/http/base-url";
 import { runWithLaneAfter, type AfterTask } from "@/lib/http/lane-after";
 import { log } from "@/lib/log";
 import { laneRoutes, routeMatcher, type LaneMatch } from "@/lib/server/lane-routes";
@@ -47,13 +47,15 @@ type Userland = Partial<Record<string, Handler>>;
 
 interface NextInternals {
   requirePage(page: string, distDir: string, isAppPath: boolean): Promise<{ routeModule?: { userland?: Userland } }>;
+  getPagePath(page: string, distDir: string, locales: undefined, isAppPath: boolean): string;
+  /** Node's module cache, the one Next's requirePage fills. */
+  cache: NodeJS.Require["cache"];
   sendResponse(req: unknown, res: unknown, response: Response): Promise<void>;
   NodeNextRequest: new (req: IncomingMessage) => unknown;
   NodeNextResponse: new (res: ServerResponse) => unknown;
   signalFromNodeResponse(res: ServerResponse): AbortSignal;
   compression(): (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
   releaseCompressionStream(res: ServerResponse): void;
-  formatHostname(host: string): string;
   varyHeader: string;
 }
 
@@ -63,13 +65,14 @@ function nextInternals(from: string): NextInternals {
   const h = req("next/dist/client/components/app-router-headers") as Record<string, string>;
   return {
     requirePage: req("next/dist/server/require").requirePage,
+    getPagePath: req("next/dist/server/require").getPagePath,
+    cache: req.cache,
     sendResponse: req("next/dist/server/send-response").sendResponse,
     NodeNextRequest: req("next/dist/server/base-http/node").NodeNextRequest,
     NodeNextResponse: req("next/dist/server/base-http/node").NodeNextResponse,
     signalFromNodeResponse: req("next/dist/server/web/spec-extension/adapters/next-request").signalFromNodeResponse,
     compression: (req("next/dist/compiled/compression") as { default?: NextInternals["compression"] }).default ?? req("next/dist/compiled/compression"),
     releaseCompressionStream: req("next/dist/server/lib/release-compression-stream").releaseCompressionStream,
-    formatHostname: req("next/dist/server/lib/format-hostname").formatHostname,
     // The same value as Next's setVaryHeader (base-server.js) for an App Router answer.
     varyHeader: `${h.RSC_HEADER}, ${h.NEXT_ROUTER_STATE_TREE_HEADER}, ${h.NEXT_ROUTER_PREFETCH_HEADER}, ${h.NEXT_ROUTER_SEGMENT_PREFETCH_HEADER}`,
   };
@@ -85,9 +88,6 @@ interface HeaderRule {
 export interface FastLaneOptions {
   /** The build folder (.next or NEXT_DIST_DIR). */
   distDir: string;
-  /** What Next was given as hostname and port (they make the URL handlers see, as under Next). */
-  hostname?: string;
-  port?: number;
   /** Resolve Next from here (defaults to this file). */
   resolveFrom?: string;
 }
@@ -142,23 +142,54 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
     log.warn("fast_lane.off", { reason: "next.config.ts headers() uses conditions or parameters the lane does not apply" });
     return null;
   }
+  // The proxy's headers of an answer (pure in the kind and the scheme, so computed once
+  // each), in the order Next writes them: they reach it as a Headers object, which
+  // iterates by lower-case name.
+  const proxyHeaderCache = new Map<string, Array<[string, string]>>();
+  const proxyHeaders = (https: boolean): Array<[string, string]> => {
+    const key = String(https);
+    let list = proxyHeaderCache.get(key);
+    if (!list) {
+      list = [...new Headers(securityHeaders("api", { https })).entries()];
+      proxyHeaderCache.set(key, list);
+    }
+    return list;
+  };
   const headerRules = rules.map((r) => ({ re: new RegExp(r.regex), headers: r.headers }));
   const distDir = opts.distDir;
   const compress = next.compression();
   // One line per request the lane answers at LOG_LEVEL=debug (tests check which lane answered).
   const trace = process.env.LOG_LEVEL === "debug";
-  const origin = opts.port ? `http://${next.formatHostname(opts.hostname || "localhost")}:${opts.port}` : "http://n";
 
-  // A route's module loads when Next has served the route once (Next runs its own
-  // per-request set-up, instrumentation included, on that first request); from then on it
-  // comes from Node's module cache, the instance Next uses. null: no handlers to call.
+
+  // The lane takes a route once Next has answered it (Next runs its own per-request
+  // set-up, instrumentation included, on that first request) and only with the module
+  // Next loaded: found in Node's module cache, so the lane's handlers are Next's, one
+  // instance of every module. Not found there (Next loaded it some other way): the route
+  // stays Next's. null: loading, or no handlers to call.
   const loaded = new Map<string, Userland | null>();
   const load = (route: string): void => {
     if (loaded.has(route)) return;
     loaded.set(route, null);
+    const page = `${route}/route`;
+    let file: string;
+    try {
+      file = next.getPagePath(page, distDir, undefined, true);
+    } catch (err) {
+      log.warn("fast_lane.route_not_loaded", { route, message: (err as Error).message });
+      return;
+    }
+    if (!next.cache[file]) {
+      log.warn("fast_lane.route_not_loaded", { route, message: "Next has not loaded this route module through Node's module cache; Next keeps answering it" });
+      return;
+    }
     next
-      .requirePage(`${route}/route`, distDir, true)
-      .then((mod) => loaded.set(route, mod.routeModule?.userland ?? null))
+      .requirePage(page, distDir, true)
+      .then((mod) => {
+        const userland = mod.routeModule?.userland ?? null;
+        if (trace) log.debug("fast_lane.route_loaded", { route, shared: next.cache[file]?.exports === mod, handlers: Object.keys(userland ?? {}).filter((k) => METHODS.has(k)) });
+        loaded.set(route, userland);
+      })
       .catch((err: unknown) => log.warn("fast_lane.route_not_loaded", { route, message: (err as Error).message }));
   };
   const match = routeMatcher(routes.map((r) => ({ path: r, route: r })));
@@ -168,8 +199,8 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
     const h = req.headers;
     const encrypted = Boolean((req.socket as { encrypted?: boolean }).encrypted);
     const proto = encrypted || String(h["x-forwarded-proto"] ?? "").includes("https") ? "https" : "http";
-    h["x-forwarded-host"] ??= h.host ?? opts.hostname;
-    h["x-forwarded-port"] ??= opts.port ? String(opts.port) : encrypted ? "443" : "80";
+    h["x-forwarded-host"] ??= h.host;
+    h["x-forwarded-port"] ??= String(req.socket.localPort ?? (encrypted ? 443 : 80));
     h["x-forwarded-proto"] ??= encrypted ? "https" : "http";
     h["x-forwarded-for"] ??= req.socket.remoteAddress;
     const headers = new Headers();
@@ -180,7 +211,10 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
       else headers.append(name, v);
     }
     const hasBody = req.method !== "GET" && req.method !== "HEAD";
-    const request = new Request(proto === "https" && origin !== "http://n" ? origin.replace(/^http:/, "https:") + req.url : origin + req.url, {
+    // The request's own origin (its Host is valid, see serve). Next puts its render
+    // server's host there instead, which the routes read only when Host is unusable
+    // (lib/http/base-url.ts): those requests are Next's.
+    const request = new Request(`${proto}://${h.host}${req.url}`, {
       method: req.method,
       headers,
       signal: next.signalFromNodeResponse(res),
@@ -190,8 +224,7 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
     // The response head Next writes before the route's own headers: next.config.ts
     // headers(), the proxy's security headers, Next's Vary.
     for (const rule of headerRules) if (rule.re.test(pathname)) for (const { key, value } of rule.headers) res.setHeader(key, value);
-    const https = baseUrlInfo(request).base.startsWith("https:");
-    for (const [k, v] of Object.entries(securityHeaders(routeKind(pathname, h.accept), { https }))) res.setHeader(k, v);
+    for (const [k, v] of proxyHeaders(baseUrlInfo(request).base.startsWith("https:"))) res.setHeader(k, v);
     res.appendHeader("vary", next.varyHeader);
 
     const tasks: AfterTask[] = [];
@@ -220,10 +253,14 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
       if (!hit) return false;
       for (const name of NEXT_ONLY_HEADERS) if (req.headers[name] !== undefined) return false;
       if (q >= 0 && /[?&]_rsc=/.test(url)) return false;
+      // Without a usable Host the routes fall back to the request URL's host, which is Next's to make.
+      if (!validHost(req.headers.host)) return false;
+      // The lane's routes are the agents' answers; a page's headers (CSP nonce) are Next's to make.
+      if (routeKind(pathname, req.headers.accept) !== "api") return false;
       const userland = loaded.get(hit.route);
       if (userland === undefined) {
-        // The route's first request: Next answers it while the lane loads the module.
-        load(hit.route);
+        // The route's first request: Next answers it, then the lane takes the module Next loaded.
+        res.once("close", () => load(hit.route));
         return false;
       }
       // A method the file does not export: Next implements HEAD and OPTIONS itself, 405 otherwise.

@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   const handle = app.getRequestHandler();
   const stampClientIp = clientIpStamper(cfg.TRUST_PROXY_HOPS);
   // The agents' surfaces straight to their route handlers (lib/server/fast-lane.ts).
-  const lane = startFastLane({ distDir: join(root, process.env.NEXT_DIST_DIR || ".next"), hostname: cfg.HOST, port: cfg.PORT });
+  const lane = startFastLane({ distDir: join(root, process.env.NEXT_DIST_DIR || ".next") });
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     stampClientIp(req);
