@@ -122,6 +122,19 @@ export function startFastLane(opts: FastLaneOptions): FastLane | null {
 }
 
 /**
+ * `listener` (Next's own request listener, in the standalone server) with the lane in
+ * front. The lane is made at the first request, once Next's server module has set up
+ * its environment, so nothing of Next is loaded here before Next loads it.
+ */
+export function withFastLane(listener: (req: IncomingMessage, res: ServerResponse) => void, opts: FastLaneOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  let lane: FastLane | null | undefined;
+  return (req, res) => {
+    if (lane === undefined) lane = startFastLane(opts);
+    if (!lane?.serve(req, res)) listener(req, res);
+  };
+}
+
+/**
  * Builds the lane over the build in `distDir`. Returns null (with a log line) when the
  * build cannot be read the way the lane needs it: then Next answers everything.
  */

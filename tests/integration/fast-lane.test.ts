@@ -80,35 +80,44 @@ describe("the fast lane and Next's pipeline give the same answers", () => {
   let sim: Simulator;
   let lane: Service;
   let plain: Service;
+  let standalone: Service;
   let laneKey: string;
-  let plainKey: string;
+  let standaloneKey: string;
+  let plainLaneTwin: string;
+  let plainStandaloneTwin: string;
 
   beforeAll(async () => {
     sim = await startSimulator({ seed: 402 });
-    [lane, plain] = await Promise.all([
+    [lane, plain, standalone] = await Promise.all([
       startService({ env: { ...sim.env, ...ENV } }),
       startService({ env: { ...sim.env, ...ENV, FAST_LANE: "0" } }),
+      startService({ entry: "standalone", env: { ...sim.env, ...ENV } }),
     ]);
     const mint = async (svc: Service) => JSON.parse((await raw(svc, "/v1/free-key")).body.toString()).api_key as string;
     laneKey = await mint(lane);
-    plainKey = await mint(plain);
+    plainLaneTwin = await mint(plain);
+    plainStandaloneTwin = await mint(plain);
+    standaloneKey = await mint(standalone);
   }, 240_000);
   afterAll(async () => {
-    await Promise.all([lane?.stop(), plain?.stop()]);
+    await Promise.all([lane?.stop(), plain?.stop(), standalone?.stop()]);
     await sim?.close();
   });
 
   /** The lane's answer (after a first request that Next answers) against Next's. */
-  async function same(path: string, init: { method?: string; headers?: Record<string, string>; body?: string; key?: true } = {}, route?: string): Promise<Raw> {
+  async function same(path: string, init: { method?: string; headers?: Record<string, string>; body?: string; key?: true } = {}, route?: string, on: Service = lane): Promise<Raw> {
     const withKey = (key: string) => ({ ...init, headers: { ...init.headers, ...(init.key ? { "X-Api-Key": key } : {}) } });
+    // Each lane server's key has a twin on the Next server, used as often.
+    const onKey = on === lane ? laneKey : standaloneKey;
+    const plainKey = on === lane ? plainLaneTwin : plainStandaloneTwin;
     // The same history on both servers: Next answers the lane server's first request of a route.
-    await Promise.all([raw(lane, path, withKey(laneKey)), raw(plain, path, withKey(plainKey))]);
-    const [a, b] = await Promise.all([raw(lane, path, withKey(laneKey)), raw(plain, path, withKey(plainKey))]);
+    await Promise.all([raw(on, path, withKey(onKey)), raw(plain, path, withKey(plainKey))]);
+    const [a, b] = await Promise.all([raw(on, path, withKey(onKey)), raw(plain, path, withKey(plainKey))]);
     const [ca, cb] = [comparable(a), comparable(b)];
     expect(ca.status, path).toBe(cb.status);
-    expect(ca.headers.join("\n").replaceAll(laneKey, "KEY"), path).toBe(cb.headers.join("\n").replaceAll(plainKey, "KEY"));
-    expect(ca.body.replaceAll(laneKey, "KEY"), path).toBe(cb.body.replaceAll(plainKey, "KEY"));
-    if (route) expect(servedByLane(lane, route), `${path} answered by the lane`).toBe(true);
+    expect(ca.headers.join("\n").replaceAll(onKey, "KEY"), path).toBe(cb.headers.join("\n").replaceAll(plainKey, "KEY"));
+    expect(ca.body.replaceAll(onKey, "KEY"), path).toBe(cb.body.replaceAll(plainKey, "KEY"));
+    if (route) expect(servedByLane(on, route), `${path} answered by the lane`).toBe(true);
     return a;
   }
 
@@ -171,5 +180,13 @@ describe("the fast lane and Next's pipeline give the same answers", () => {
     await same("/a2a/v1/message:send", { method: "POST", headers: { "Content-Type": "application/json" }, body: send("fng") });
     await same("/a2a/v1/message:send", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{not json" });
     await same("/a2a/jsonrpc", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tasks/explode", params: {} }) }, "/a2a/jsonrpc");
+  });
+
+  it("the standalone server (serve.js) has the lane too, with the same answers", async () => {
+    await same("/v1/fng", {}, "/v1/[...path]", standalone);
+    expect((await same("/v1/fng", { key: true }, "/v1/[...path]", standalone)).status).toBe("200 OK");
+    await same("/.well-known/agent-card.json", {}, "/.well-known/agent-card.json", standalone);
+    await same("/mcp", { method: "POST", key: true, headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) }, "/mcp", standalone);
+    expect(standalone.logs()).toContain('"event":"fast_lane.route_loaded","route":"/v1/[...path]","shared":true');
   });
 });
