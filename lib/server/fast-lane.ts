@@ -174,7 +174,6 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
   // One line per request the lane answers at LOG_LEVEL=debug (tests check which lane answered).
   const trace = process.env.LOG_LEVEL === "debug";
 
-
   // The lane takes a route once Next has answered it (Next runs its own per-request
   // set-up, instrumentation included, on that first request) and only with the module
   // Next loaded: found in Node's module cache, so the lane's handlers are Next's, one
