@@ -3,7 +3,7 @@
  * measured in the same run (never as timed assertions in the test suite).
  *
  *   npm run bench              all sections
- *   npm run bench -- core      only the service-core figures (also: payments, mcp, a2a)
+ *   npm run bench -- core      only the service-core figures (also: lane, payments, mcp, a2a)
  *
  * Sections register themselves in scripts/bench/*.ts. Each section that finishes writes
  * its figures, with the date, the commit and the machine, to docs/benchmarks.json
@@ -14,7 +14,7 @@ import { spawnSync } from "node:child_process";
 import { ensureBuild } from "./start.mjs";
 import { takeReported } from "./bench/load";
 import { BENCH_RESULTS_FILE, describeMachine, recordSection } from "@/lib/docs/bench-results";
-import { coreBench } from "./bench/core";
+import { coreBench, fastLaneBench } from "./bench/core";
 import { paymentsBench } from "./bench/payments";
 import { mcpBench } from "./bench/mcp";
 import { a2aBench } from "./bench/a2a";
@@ -22,6 +22,8 @@ import { a2aBench } from "./bench/a2a";
 type Section = { name: string; run: () => Promise<void> };
 const sections: Section[] = [
   { name: "core", run: coreBench },
+  // The fast-lane figures alone (core runs them too).
+  { name: "lane", run: fastLaneBench },
   { name: "payments", run: paymentsBench },
   { name: "mcp", run: mcpBench },
   { name: "a2a", run: a2aBench },
