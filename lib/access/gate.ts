@@ -63,7 +63,7 @@ export interface Grant {
   release(): Promise<void>;
 }
 
-type RefusalExtra = Partial<Pick<Refused, "method" | "paymentId" | "reference" | "quota" | "credits" | "retryAfterSeconds">>;
+type RefusalExtra = Partial<Pick<Refused, "method" | "paymentId" | "reference" | "quota" | "credits" | "retryAfterSeconds" | "reason">>;
 
 async function refuse(req: AccessRequest, code: ErrorCode, message: string, extra: RefusalExtra = {}): Promise<PaymentRequiredError> {
   // Only a plain 402 and the refusal of an XLM payment need a fresh XLM quote; other
@@ -82,6 +82,7 @@ async function refuse(req: AccessRequest, code: ErrorCode, message: string, extr
     quota: extra.quota ?? null,
     credits: extra.credits ?? null,
     retryAfterSeconds: extra.retryAfterSeconds ?? null,
+    ...(extra.reason ? { reason: extra.reason } : {}),
   });
 }
 
@@ -150,7 +151,10 @@ async function bundleGrant(req: AccessRequest, token: string): Promise<Grant> {
 
 /** A payment refusal (402 ApiError from a method) as a refusal with the requirement; anything else unchanged. */
 async function asRefusal(req: AccessRequest, err: unknown, extra: RefusalExtra): Promise<unknown> {
-  if (err instanceof ApiError && err.status === 402 && !(err instanceof PaymentRequiredError)) return refuse(req, err.code, err.message, { retryAfterSeconds: err.retryAfterSeconds ?? undefined, ...extra });
+  if (err instanceof ApiError && err.status === 402 && !(err instanceof PaymentRequiredError)) {
+    const reason = typeof err.extra.reason === "string" ? err.extra.reason : undefined;
+    return refuse(req, err.code, err.message, { retryAfterSeconds: err.retryAfterSeconds ?? undefined, reason, ...extra });
+  }
   return err;
 }
 

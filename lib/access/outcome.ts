@@ -90,6 +90,8 @@ export interface Refused {
   quota: QuotaState | null;
   credits: CreditsState | null;
   retryAfterSeconds: number | null;
+  /** Why a presented payment was refused, in a word (`funds_in_flight`, `compute_budget_too_high`, `fee_budget_spent`, `gas_too_expensive`...), when the method names it. */
+  reason?: string | null;
 }
 
 export type GateOutcome = Granted | Refused;

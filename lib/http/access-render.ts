@@ -65,6 +65,7 @@ export function refusalBody(r: Refused): Record<string, unknown> {
   const x402 = q.x402_v1 ? { x402Version: 1, error: r.message, code: r.code, accepts: q.x402_v1.accepts, extensions: q.x402_v1.extensions } : { error: r.message, code: r.code };
   return {
     ...x402,
+    ...(r.reason ? { reason: r.reason } : {}),
     endpoint: q.endpoint,
     price: q.price,
     price_usd: q.price_usd,

@@ -6,11 +6,12 @@
  */
 import { env } from "@/lib/config/env";
 import { getDbHandle } from "@/lib/db/client";
+import { feeTotals } from "@/lib/payments/fees";
 
 export async function ledgerReport(): Promise<Record<string, unknown>> {
   const h = await getDbHandle();
   const p = h.prisma;
-  const [bundles, credits, tiers, keys, keysUsedToday, payments, receipts, anomalies, stalePending] = await Promise.all([
+  const [bundles, credits, tiers, keys, keysUsedToday, payments, receipts, anomalies, stalePending, fees] = await Promise.all([
     p.bundle.count(),
     p.bundle.aggregate({ _sum: { creditsTotal: true, creditsRemaining: true } }),
     p.bundle.groupBy({ by: ["tier"], _count: { _all: true }, _sum: { creditsRemaining: true } }),
@@ -24,6 +25,7 @@ export async function ledgerReport(): Promise<Record<string, unknown>> {
         count(*) FILTER (WHERE status = 'unknown') AS unknown,
         count(*) FILTER (WHERE status = 'landed') AS landed
       FROM payments WHERE status IN ('pending', 'pending_optimistic', 'sent', 'unknown', 'landed')`,
+    feeTotals(),
   ]);
   const bad = Number(anomalies[0]?.n ?? 0n);
   const pastLease = Number(stalePending[0]?.past_lease ?? 0n);
@@ -39,6 +41,10 @@ export async function ledgerReport(): Promise<Record<string, unknown>> {
     api_keys: { count: keys, used_today: keysUsedToday },
     payments: Object.fromEntries(payments.map((r) => [r.status, r._count._all])),
     charged_calls: Object.fromEntries(receipts.map((r) => [r.credentialKind, r._count._all])),
+    // Network fees the service paid per network (native base units, as strings: wei
+    // exceed JSON's safe integers), for settled payments and for transactions that failed
+    // on chain and earned nothing.
+    fees: Object.fromEntries(fees.map((f) => [f.network, { method: f.method, unit: f.unit, settled: f.settled, failed: f.failed, failed_transactions: f.failed_transactions }])),
     health: {
       // A payment pending past its holder's lease, or with an outcome still unknown, is one
       // nobody is finishing: every instance resolves them from the chain within seconds

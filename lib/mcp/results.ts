@@ -105,6 +105,7 @@ export function refusalResult(r: Refused): CallToolResult {
     payment_required: true,
     error: r.message,
     code: r.code,
+    ...(r.reason ? { reason: r.reason } : {}),
     endpoint: q.endpoint,
     price: q.price,
     price_usd: q.price_usd,

@@ -18,6 +18,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { processState } from "@/lib/process-state";
+import { feeUnit } from "@/lib/payments/fee-unit";
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -36,6 +37,12 @@ function create() {
       registers,
     }),
     settleSeconds: new Histogram({ name: "echo_settlement_duration_seconds", help: "Time to settle a per-call payment (the Server-Timing settle phase), by method and settlement mode.", labelNames: ["method", "mode"], buckets: SECONDS, registers }),
+    fees: new Counter({
+      name: "echo_settlement_fees_total",
+      help: "Network fees the service paid for settlement transactions it sent, in the network's native base unit (unit: wei, lamports), by method, network and outcome (settled; failed: the transaction failed on chain and earned nothing). Fees not learned (a remote facilitator's) are not counted.",
+      labelNames: ["method", "network", "unit", "outcome"],
+      registers,
+    }),
     upstreamRequests: new Counter({ name: "echo_upstream_requests_total", help: "HTTP requests to upstream data providers, by provider and outcome (ok, error).", labelNames: ["provider", "outcome"], registers }),
     upstreamErrors: new Counter({ name: "echo_upstream_errors_total", help: "Upstream failures by provider and kind (timeout, network, http, rate_limited, parse, upstream_error).", labelNames: ["provider", "kind"], registers }),
     upstreamSeconds: new Histogram({ name: "echo_upstream_request_duration_seconds", help: "Upstream request time by provider.", labelNames: ["provider"], buckets: SECONDS, registers }),
@@ -70,4 +77,10 @@ export function countUpstreamFailure(provider: string, kind: string): void {
 /** Counts one refusal by a rate-limit policy. */
 export function countRateLimited(policy: string): void {
   metrics().rateLimited.inc({ policy });
+}
+
+/** Counts the network fee (native base units) one settlement transaction cost the service. */
+export function countFee(network: string, outcome: "settled" | "failed", fee: bigint): void {
+  const { unit, method } = feeUnit(network);
+  metrics().fees.inc({ method, network, unit, outcome }, Number(fee));
 }

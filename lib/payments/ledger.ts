@@ -335,7 +335,8 @@ export async function markSent(lock: PaymentLock, txHash: string): Promise<void>
 
 const SETTLE_WITH_RECEIPT = `WITH u AS (
     UPDATE payments SET status = $9, tx_hash = $2, payer = COALESCE(payer, $3), error = NULL, updated_at = now(),
-                        response = $10, served_at = CASE WHEN $10::text IS NULL THEN NULL ELSE now() END
+                        response = $10, served_at = CASE WHEN $10::text IS NULL THEN NULL ELSE now() END,
+                        fee_native = COALESCE($11::bigint, fee_native)
      WHERE id = $1 AND status IN ('pending', '${PENDING_OPTIMISTIC}', 'sent')
     RETURNING id
   ), r AS (
@@ -359,11 +360,13 @@ export async function recordSettlement(
   /** "broadcast": delivered in optimistic mode, its transfer not confirmed yet (see confirmBroadcast). */
   status: "settled" | "broadcast" = "settled",
   answer: { receiptId: string; json: string | null } = { receiptId: randomUUID(), json: null },
+  /** The network fee the service paid for its transaction (native base units), when known (lib/payments/fees.ts). */
+  fee: bigint | null = null,
 ): Promise<{ receiptId: string | null; recordedBefore: string | null }> {
   const h = await getDbHandle();
   const rows = await h.query<{ recorded: string | null; kept: string | null }>(
     SETTLE_WITH_RECEIPT,
-    [lock.id, txHash, payer, answer.receiptId, receipt.product, receipt.surface, receipt.credentialKind, receipt.amountUsd ?? null, status, answer.json],
+    [lock.id, txHash, payer, answer.receiptId, receipt.product, receipt.surface, receipt.credentialKind, receipt.amountUsd ?? null, status, answer.json, fee === null ? null : fee.toString()],
     { name: "payment_settle_with_receipt" },
   );
   releaseLease(lock.id);
@@ -417,11 +420,12 @@ export async function markExpired(lock: PaymentLock): Promise<void> {
     .catch((err: unknown) => log.error("payment.mark_failed", { paymentId: lock.id, status: "expired", message: (err as Error).message }));
 }
 
-export async function markFailed(lock: PaymentLock, error: string): Promise<void> {
+/** `fee`: what its failed transaction cost the service (native base units), when one was sent: it counts against the payer's fee budget (lib/payments/fees.ts). */
+export async function markFailed(lock: PaymentLock, error: string, fee: bigint | null = null): Promise<void> {
   releaseLease(lock.id);
   const prisma = await db();
   await prisma.payment
-    .update({ where: { id: lock.id }, data: { status: "failed", error: error.slice(0, 500) } })
+    .update({ where: { id: lock.id }, data: { status: "failed", error: error.slice(0, 500), ...(fee !== null ? { feeNative: fee } : {}) } })
     .catch((err: unknown) => log.error("payment.mark_failed", { paymentId: lock.id, status: "failed", message: (err as Error).message }));
 }
 
@@ -433,16 +437,20 @@ export async function markFailed(lock: PaymentLock, error: string): Promise<void
  * authorization expired before the service managed to settle it (its loss, not the
  * payer's). Written only while the row is still "broadcast".
  */
-export async function confirmBroadcast(paymentId: string, outcome: { settled: true; txHash: string } | { settled: false; error: string; lost?: boolean }): Promise<void> {
+export async function confirmBroadcast(paymentId: string, outcome: { settled: true; txHash: string; fee?: bigint | null } | { settled: false; error: string; lost?: boolean; fee?: bigint | null }): Promise<void> {
   const h = await getDbHandle();
   if (outcome.settled) {
-    await h.query(`UPDATE payments SET status = 'settled', tx_hash = $2, updated_at = now() WHERE id = $1 AND status = 'broadcast'`, [paymentId, outcome.txHash]);
+    await h.query(`UPDATE payments SET status = 'settled', tx_hash = $2, fee_native = COALESCE($3::bigint, fee_native), updated_at = now() WHERE id = $1 AND status = 'broadcast'`, [
+      paymentId,
+      outcome.txHash,
+      outcome.fee == null ? null : outcome.fee.toString(),
+    ]);
     return;
   }
   await h.query(
-    `WITH u AS (UPDATE payments SET status = $3, error = $2, updated_at = now() WHERE id = $1 AND status = 'broadcast' RETURNING id)
+    `WITH u AS (UPDATE payments SET status = $3, error = $2, fee_native = COALESCE($4::bigint, fee_native), updated_at = now() WHERE id = $1 AND status = 'broadcast' RETURNING id)
      UPDATE access_log SET status = 'settlement_failed' WHERE payment_id IN (SELECT id FROM u)`,
-    [paymentId, outcome.error.slice(0, 500), outcome.lost ? "optimistic_expired" : "optimistic_failed"],
+    [paymentId, outcome.error.slice(0, 500), outcome.lost ? "optimistic_expired" : "optimistic_failed", outcome.fee == null ? null : outcome.fee.toString()],
   );
 }
 

@@ -56,6 +56,10 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
     LOG_LEVEL: opts.env?.LOG_LEVEL ?? "info",
   });
   if (!opts.env?.DATA_DIR) env.DATA_DIR = dataDir;
+  // The local Hardhat chain charges about 2.2 gwei per unit of gas, some 400 times Base's:
+  // its ether is valued 400 times lower than X402_GAS_TOKEN_USD's default, so the gas bound
+  // (X402_MAX_GAS_SHARE) judges a settlement here as it would one on Base.
+  if (!("X402_GAS_TOKEN_USD" in (opts.env ?? {}))) env.X402_GAS_TOKEN_USD = "10";
   let args: string[];
   let cwd = root;
   let copy: string | undefined;

@@ -64,6 +64,16 @@ export interface SolanaLedger {
    * mid-request): after executing the transaction (`executed`), or before it reached the ledger.
    */
   loseNextSendAnswer(executed: boolean): void;
+  /**
+   * Runs `fn` once, for the next sendTransaction that passed its preflight, just before the
+   * ledger executes it: the cluster's state moving in between (a payer spending its funds
+   * in the same slot), which no check before sending can see.
+   */
+  beforeNextExecution(fn: () => Promise<void> | void): void;
+  /** While down, every request's connection is cut unanswered (an RPC node that is unreachable). */
+  setDown(down: boolean): void;
+  /** How many transactions reached the ledger (executed, successfully or not: each cost its fee payer the fee). */
+  executed(): number;
   stop(): Promise<void>;
 }
 
@@ -161,6 +171,9 @@ export async function startSolana(opts: { mint?: string } = {}): Promise<SolanaL
   const ctx = () => ({ context: { slot: slot() } });
 
   let loseSendAnswer: "none" | "after" | "before" = "none";
+  let down = false;
+  let executed = 0;
+  let beforeExecution: (() => Promise<void> | void) | null = null;
   class LostAnswer extends Error {}
   const methods: Record<string, (params: unknown[]) => Json | Promise<Json>> = {
     getHealth: () => "ok",
@@ -208,8 +221,8 @@ export async function startSolana(opts: { mint?: string } = {}): Promise<SolanaL
         svm.withSigverify(true);
       }
     },
-    sendTransaction: (p) => {
-      const cfg = (p[1] ?? {}) as { encoding?: string };
+    sendTransaction: async (p) => {
+      const cfg = (p[1] ?? {}) as { encoding?: string; skipPreflight?: boolean };
       if (cfg.encoding && cfg.encoding !== "base64") throw new RpcError(-32602, "only base64 transactions are served by the test RPC");
       const tx = decodeTx(p[0]);
       const signature = firstSignature(tx);
@@ -217,15 +230,29 @@ export async function startSolana(opts: { mint?: string } = {}): Promise<SolanaL
         loseSendAnswer = "none";
         throw new LostAnswer();
       }
+      // Like a real node: unless told to skip it, the transaction is simulated first
+      // (signatures checked) and refused, never forwarded, when that fails.
+      if (cfg.skipPreflight !== true) {
+        const sim = svm.simulateTransaction(tx as never);
+        if (sim instanceof FailedTransactionMetadata) {
+          const err: unknown = sim.err();
+          throw new RpcError(-32002, typeof err === "number" ? `Transaction rejected: ${rpcError(err)}` : `Transaction simulation failed: ${JSON.stringify(rpcError(err))}`);
+        }
+      }
+      const hook = beforeExecution;
+      beforeExecution = null;
+      if (hook) await hook();
       const r = svm.sendTransaction(tx as never);
       if (r instanceof FailedTransactionMetadata) {
         const err: unknown = r.err();
         // Rejected before execution (bad signature, unknown blockhash, replay): the node
         // refuses it, as a real RPC does for a transaction that cannot land.
         if (typeof err === "number") throw new RpcError(-32002, `Transaction rejected: ${rpcError(err)}`);
+        executed++;
         statuses.set(signature, { slot: slot(), err: rpcError(err) });
         return signature;
       }
+      executed++;
       statuses.set(signature, { slot: slot(), err: null });
       if (loseSendAnswer === "after") {
         loseSendAnswer = "none";
@@ -259,6 +286,10 @@ export async function startSolana(opts: { mint?: string } = {}): Promise<SolanaL
   };
 
   const server = http.createServer((req, res) => {
+    if (down) {
+      req.socket.destroy();
+      return;
+    }
     let body = "";
     req.on("data", (d: Buffer) => (body += d.toString()));
     req.on("end", async () => {
@@ -295,9 +326,16 @@ export async function startSolana(opts: { mint?: string } = {}): Promise<SolanaL
       return { signer, address: signer.address, secret };
     },
     fundSol,
-    loseNextSendAnswer: (executed) => {
-      loseSendAnswer = executed ? "after" : "before";
+    loseNextSendAnswer: (afterExecution) => {
+      loseSendAnswer = afterExecution ? "after" : "before";
     },
+    beforeNextExecution: (fn) => {
+      beforeExecution = fn;
+    },
+    setDown: (v) => {
+      down = v;
+    },
+    executed: () => executed,
     setUsdc: async (owner, amount) => {
       svm.setAccount({
         address: asAddr(await ataOf(owner, mint)),

@@ -23,6 +23,8 @@ import { hasPostgres, hasRedis, POSTGRES_URL, REDIS_URL } from "../helpers/servi
 const up = (await hasPostgres()) && (await hasRedis());
 if (!up && process.env.REQUIRE_SERVICES === "1") throw new Error("PostgreSQL and Redis are required (REQUIRE_SERVICES=1) but not reachable");
 
+const ADMIN = `admin-${randomBytes(12).toString("hex")}`;
+
 describe.skipIf(!up)("a payer cannot make the service pay fees for settlements that must fail", () => {
   let sim: Simulator;
   let chain: Chain;
@@ -43,6 +45,7 @@ describe.skipIf(!up)("a payer cannot make the service pay fees for settlements t
       FACILITATOR_PRIVATE_KEY: chain.privateKey(0),
       SETTLEMENT_RPC_URL: chain.rpcUrl,
       CACHE_DISABLED: "1",
+      ADMIN_TOKEN: ADMIN,
       // /v1/sentiment ($0.005) settles optimistically; /v1/fng ($0.01) in confirmed mode.
       X402_OPTIMISTIC_MAX_USD: "0.005",
       X402_OPTIMISTIC_PAYER_CAP_USD: "0.1",
@@ -140,6 +143,47 @@ describe.skipIf(!up)("a payer cannot make the service pay fees for settlements t
     } finally {
       await chain.setIntervalMining(0);
     }
+  });
+
+  it("gas bound: while the chain's fees would make a settlement cost more than its price, the payment is refused (402 gas_too_expensive, Retry-After) with nothing sent; the same payment is served once fees are back", async () => {
+    await chain.setIntervalMining(0);
+    const payer = await payerWith(10_000n);
+    const req = await requirement("/v1/fng");
+    const header = v2Header(req, await signAuthorization(payer, { to: req.payTo as Address, value: BigInt(req.amount) }));
+    const nonceBefore = await chain.publicClient.getTransactionCount({ address: key(), blockTag: "latest" });
+    // 100 gwei: about 110 000 gas × 121 gwei ≈ 0.013 ETH, far above the $0.01 price at the test chain's ether value.
+    await chain.rpc("hardhat_setNextBlockBaseFeePerGas", ["0x174876e800"]);
+    await chain.rpc("evm_mine", []);
+    let refused: { status: number; body: any; retry: string | null };
+    try {
+      // Past the 2 s the sender reuses fees for.
+      await new Promise((r) => setTimeout(r, 2500));
+      const r = await fetch(`${a.url}/v1/fng`, { headers: { "PAYMENT-SIGNATURE": header } });
+      refused = { status: r.status, body: await r.json(), retry: r.headers.get("retry-after") };
+    } finally {
+      await chain.rpc("hardhat_setNextBlockBaseFeePerGas", ["0x3b9aca00"]);
+      await chain.rpc("evm_mine", []);
+    }
+    expect(refused.status, JSON.stringify(refused.body)).toBe(402);
+    expect(refused.body.code).toBe("payment_invalid");
+    expect(refused.body.reason).toBe("gas_too_expensive");
+    expect(refused.body.error).toMatch(/more than 200 % of its price/);
+    expect(Number(refused.retry)).toBeGreaterThan(0);
+    expect(await chain.publicClient.getTransactionCount({ address: key(), blockTag: "latest" })).toBe(nonceBefore);
+    expect(await chain.usdcBalance(payer.address)).toBe(10_000n);
+
+    await new Promise((r) => setTimeout(r, 2500));
+    const ok = await fetch(`${a.url}/v1/fng`, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(ok.status, await ok.clone().text()).toBe(200);
+    expect(await chain.usdcBalance(payer.address)).toBe(0n);
+
+    // The gas the key paid is counted: per network in the ledger report, per method in /metrics.
+    const tx = (await chain.publicClient.getTransactionReceipt({ hash: JSON.parse(Buffer.from(ok.headers.get("payment-response")!, "base64").toString()).transaction }));
+    const report = await fetch(`${a.url}/v1/bundles/debug`, { headers: { Authorization: `Bearer ${ADMIN}` } }).then((r) => r.json());
+    expect(report.fees[req.network]).toMatchObject({ method: "evm-exact", unit: "wei" });
+    expect(BigInt(report.fees[req.network].settled)).toBeGreaterThanOrEqual(tx.gasUsed * tx.effectiveGasPrice);
+    const metrics = await fetch(`${a.url}/metrics`, { headers: { Authorization: `Bearer ${ADMIN}` } }).then((r) => r.text());
+    expect(metrics).toMatch(/echo_settlement_fees_total\{method="evm-exact",network="eip155:8453",unit="wei",outcome="settled"\} [1-9]/);
   });
 
   it("a payer with funds paying 10 calls at once on both instances (2 s blocks) is served 10 times", async () => {

@@ -10,7 +10,7 @@ import { env } from "@/lib/config/env";
 import { usdLabel, usdToAtomic } from "@/lib/payments/price";
 import { remoteFacilitatorUrl } from "@/lib/payments/x402/remote";
 import { checkExactEvm, resourceInfo, toFacilitatorPayload, type DecodedPayment } from "@/lib/payments/x402/codec";
-import { evmAuthorizationOutcome, evmKnownTransactions, evmTokenBalance, evmTransferSimulates, settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
+import { evmAuthorizationOutcome, evmGasBound, evmKnownTransactions, evmTokenBalance, evmTransactionFee, evmTransferSimulates, settlesInProcess, settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
 import { holdPayment } from "@/lib/payments/x402/hold";
 import { evmFacts } from "@/lib/payments/methods/facts";
 import { evmRefusal, evmSettleRefusal } from "@/lib/payments/x402/evm-reasons";
@@ -77,6 +77,10 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput) {
     identifier: input.identifier,
     expired: () => BigInt(auth.authorization.validBefore) <= BigInt(Math.floor(Date.now() / 1000) + 6),
     balance: () => evmTokenBalance(req.asset, from),
+    costBound: evmGasBound(payload, req),
+    // The settlement's receipt gives its fee; a failed one's is read when it did not. Only
+    // the in-process facilitator's key is ours (a remote facilitator pays its own gas).
+    fee: inProcess() ? (tx, s, failed) => s.fee ?? (failed ? evmTransactionFee(tx) : null) : undefined,
     ...evmKnownTransactions(),
     payload,
     req,
@@ -87,6 +91,15 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput) {
     refusal: (v) => evmRefusal(v, req),
     settleRefusal: (s) => evmSettleRefusal(s, req),
   });
+}
+
+/** Whether this instance settles with its own key (false when no facilitator could be built: verification says why). */
+function inProcess(): boolean {
+  try {
+    return settlesInProcess();
+  } catch {
+    return false;
+  }
 }
 
 /** How long after an authorization's validBefore an unused one is taken as void for good (block timestamps trail the clock). */

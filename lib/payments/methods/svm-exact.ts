@@ -19,7 +19,8 @@ import { usdLabel, usdToAtomic } from "@/lib/payments/price";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
 import { svmMode, svmNetwork } from "@/lib/payments/svm/config";
-import { settleSvm, svmFeePayer, svmFeePayerSignature, svmSignatureOutcome, svmTransactionState, verifySvm, type SvmVerify } from "@/lib/payments/svm/facilitator";
+import { PREFLIGHT_REFUSED, settleSvm, svmFeePayer, svmFeePayerSignature, svmSignatureOutcome, svmTokenAccountBalance, svmTransactionState, verifySvm, type SvmVerify } from "@/lib/payments/svm/facilitator";
+import { svmFeeRefusal, svmTransactionFee } from "@/lib/payments/svm/fees";
 import { holdPayment } from "@/lib/payments/x402/hold";
 import { readSvmPayment, type SvmPaymentTx } from "@/lib/payments/svm/transaction";
 import type { PaymentMethod } from "@/lib/payments/methods/types";
@@ -90,6 +91,7 @@ function refusal(v: SvmVerify, req: PaymentRequirements, p: SvmPaymentTx): strin
     return `The transaction's fee payer must be ${String(req.extra?.feePayer)} (extra.feePayer of the requirement).`;
   }
   if (reason.endsWith("fee_payer_transferring_funds")) return "The fee payer may not be the account that transfers the funds.";
+  if (reason.endsWith("too_high") || reason.endsWith("excessive_signers")) return svmFeeRefusal(p.budget) ?? `The transaction asks the fee payer to pay more than this service allows (${reason}).`;
   if (reason.endsWith("signature_invalid")) return "The transaction's signatures are missing or invalid.";
   if (reason.endsWith("simulation_failed")) return `The transaction fails on chain (${v.invalidMessage ?? "simulation failed"}); check the payer's USDC balance and token account.`;
   if (/instruction|could_not_be_decoded|no_transfer|memo/.test(reason)) {
@@ -106,6 +108,9 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput): Promise<
   if (!shape.success) invalid("The exact-scheme payload for Solana must carry the partially signed transaction (base64) as `transaction`.");
   const tx = readSvmPayment(shape.data.transaction);
   if (!tx) invalid("The `transaction` is not a base64-encoded Solana transaction.");
+  // Before anything is locked, simulated or sent: the fee payer's fee is bounded.
+  const tooDear = svmFeeRefusal(tx.budget);
+  if (tooDear) throw new ApiError("payment_invalid", tooDear, { extra: { reason: "compute_budget_too_high" } });
 
   const payload = toFacilitatorPayload(decoded, req, resourceInfo(input.resource, input.product.description), { forwardExtensions: remoteFacilitatorUrl() !== null });
   const payer = tx.payer || null;
@@ -138,7 +143,15 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput): Promise<
     },
     // @x402/svm answers a send that failed without an answer (timeout, connection) as
     // transaction_failed with no signature: the transaction may have reached the cluster.
+    // One the node refused in its preflight never did (PREFLIGHT_REFUSED).
     mayLand: (s) => !s.transaction && (s.errorReason ?? "").endsWith("transaction_failed"),
+    settleRefusal: (s) => (s.errorReason === PREFLIGHT_REFUSED ? `the transaction would fail on chain (${s.errorMessage ?? "preflight simulation failed"}); check the payer's USDC balance` : (s.errorReason ?? "settlement failed")),
+    // The fee payer's fee follows from the transaction itself (signatures, compute budget);
+    // ours to count only when our key is the fee payer (not a remote facilitator's).
+    fee: svmMode() === "local" ? () => svmTransactionFee(tx.budget) : undefined,
+    // Read only when the payer has other payments in flight (hold.ts, fundsCover): the
+    // token account the transfer debits.
+    balance: tx.transfer?.source ? () => svmTokenAccountBalance(tx.transfer!.source) : undefined,
     // In process, the transaction's id is known before it is sent: recorded first.
     sentId: () => svmFeePayerSignature(tx.tx),
     refusal: (v) => refusal(v, req, tx),

@@ -18,6 +18,8 @@ export interface ChainCall {
   noAnswer: unknown;
   /** A failure on our side while sending (NotSentError, or SettlementUnknownError when it may have been sent). */
   ours: Error | null;
+  /** A transaction the node refused to send after its preflight simulation failed (Solana): nothing reached the chain. */
+  refused: unknown;
 }
 
 // One store per process: Next bundles this module more than once.
@@ -25,7 +27,7 @@ const storage = () => processState("x402.chain-call", () => new AsyncLocalStorag
 
 /** Runs `fn` with a fresh record of what the chain did; returns both. */
 export async function recordingChainCalls<T>(fn: () => Promise<T>): Promise<{ call: ChainCall; result: T }> {
-  const call: ChainCall = { noAnswer: null, ours: null };
+  const call: ChainCall = { noAnswer: null, ours: null, refused: null };
   const result = await storage().run(call, fn);
   return { call, result };
 }
@@ -34,6 +36,12 @@ export async function recordingChainCalls<T>(fn: () => Promise<T>): Promise<{ ca
 export function noteNoAnswer(err: unknown): void {
   const c = storage().getStore();
   if (c && c.noAnswer === null) c.noAnswer = err;
+}
+
+/** Notes a transaction the node refused in its preflight simulation (never sent). */
+export function noteRefused(err: unknown): void {
+  const c = storage().getStore();
+  if (c && c.refused === null) c.refused = err;
 }
 
 /** Notes a failure of ours while sending a transaction. */

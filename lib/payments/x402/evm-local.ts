@@ -163,7 +163,10 @@ export class VerifiedPayments {
   }
 }
 
-type Receipt = { status: "success" | "reverted"; logs: Log[] };
+type Receipt = { status: "success" | "reverted"; logs: Log[]; gasUsed?: bigint; effectiveGasPrice?: bigint };
+
+/** What a settlement's transaction cost the key (wei), when its receipt says. */
+export const receiptFee = (r: Receipt): bigint | undefined => (r.gasUsed !== undefined && r.effectiveGasPrice !== undefined ? r.gasUsed * r.effectiveGasPrice : undefined);
 
 export interface LocalChain {
   /**
@@ -236,7 +239,7 @@ export async function settleVerified(
   wait = true,
   /** A nonce taken ahead for this send (optimistic mode), if any. */
   ahead?: SendAhead | null,
-): Promise<(CheckedSettle & { broadcast?: boolean }) | null> {
+): Promise<(CheckedSettle & { broadcast?: boolean; fee?: bigint }) | null> {
   const p = eip3009Of(payload);
   if (!isPlainEcdsa(p.signature)) return null;
   const a = p.authorization;
@@ -271,7 +274,7 @@ export async function settleVerified(
  * SettlementUnknownError without a receipt, NotSentError when it reverted although the
  * transfer still simulates (ours).
  */
-export async function confirmSubmitted(chain: LocalChain, payload: PaymentPayload, req: PaymentRequirements, tx: Hex, receipt: Receipt | null, timeoutMs: number, patient = false): Promise<CheckedSettle> {
+export async function confirmSubmitted(chain: LocalChain, payload: PaymentPayload, req: PaymentRequirements, tx: Hex, receipt: Receipt | null, timeoutMs: number, patient = false): Promise<CheckedSettle & { fee?: bigint }> {
   const a = eip3009Of(payload).authorization;
   const base = { network: req.network, payer: a.from };
   const asset = getAddress(req.asset);
@@ -281,12 +284,13 @@ export async function confirmSubmitted(chain: LocalChain, payload: PaymentPayloa
   } catch (err) {
     throw new SettlementUnknownError(`no receipt for settlement transaction ${tx} (${firstLine(err)})`, tx);
   }
+  const fee = receiptFee(receipt);
   if (receipt.status !== "success") {
     await blamePayer(chain, call, "transaction_reverted", `settlement transaction ${tx} reverted`);
-    return { ...base, success: false, transaction: tx, errorReason: "invalid_exact_evm_transaction_failed" };
+    return { ...base, success: false, transaction: tx, errorReason: "invalid_exact_evm_transaction_failed", fee };
   }
-  if (!transferred(receipt.logs, asset, a)) return { ...base, success: false, transaction: tx, errorReason: "invalid_exact_evm_transfer_event_mismatch" };
-  return { ...base, success: true, transaction: tx };
+  if (!transferred(receipt.logs, asset, a)) return { ...base, success: false, transaction: tx, errorReason: "invalid_exact_evm_transfer_event_mismatch", fee };
+  return { ...base, success: true, transaction: tx, fee };
 }
 
 /**

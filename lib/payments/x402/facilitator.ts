@@ -21,6 +21,7 @@ import { toFacilitatorEvmSigner } from "@x402/evm";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { env } from "@/lib/config/env";
 import { log } from "@/lib/log";
+import { ApiError } from "@/lib/errors";
 import { peekProcessState, processState } from "@/lib/process-state";
 import { remoteFacilitatorClient } from "@/lib/payments/x402/remote";
 import { evmChainId } from "@/lib/payments/x402/eip3009";
@@ -167,6 +168,10 @@ function buildClient(): Built | null {
       resend: async (p, r) => (await settleVerified(chain, p, r, cfg.PAYMENT_TIMEOUT_MS, false)) ?? { success: false, transaction: "", network: r.network, errorReason: "not_a_plain_signature" },
       // After the response or in the sweep: nobody waits for it.
       confirm: (p, r, tx) => confirmSubmitted(chain, p, r, tx as Hex, null, cfg.PAYMENT_TIMEOUT_MS, true),
+      fee: async (tx) => {
+        const r = await wallet.getTransactionReceipt({ hash: tx as Hex }).catch(() => null);
+        return r ? r.gasUsed * r.effectiveGasPrice : null;
+      },
     },
   };
   startSweep(local);
@@ -457,6 +462,66 @@ export async function evmTokenBalance(asset: string, owner: string): Promise<big
   } catch {
     return null;
   }
+}
+
+/** What transaction `tx` cost the key (wei, from its receipt); null when the node does not say. */
+export async function evmTransactionFee(tx: string): Promise<bigint | null> {
+  try {
+    const r = await reader().getTransactionReceipt({ hash: tx as Hex });
+    return r.gasUsed * r.effectiveGasPrice;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The bound on what settling a payment may cost the key in gas: X402_MAX_GAS_SHARE of its
+ * price, the gas (limit × max fee per gas) valued at X402_GAS_TOKEN_USD. `now` decides from
+ * what the sender holds, without a request (undefined when it holds too little: then the
+ * call is never optimistic, whose nonce is taken with its lock, and `check` decides after
+ * verification, before the send takes a nonce). In-process facilitator and plain-ECDSA
+ * authorizations only (the transfer the local path sends); undefined otherwise.
+ */
+export function evmGasBound(payload: PaymentPayload, req: PaymentRequirements): { now(): ApiError | null | undefined; check(): Promise<void> } | undefined {
+  let local: Local | null | undefined;
+  try {
+    local = built()?.local;
+  } catch {
+    return undefined;
+  }
+  if (!local || !plainSignature(payload)) return undefined;
+  const cfg = env();
+  const priceUsd = Number(req.amount) / 1e6;
+  const limitUsd = priceUsd * cfg.X402_MAX_GAS_SHARE;
+  const judge = (wei: bigint): ApiError | null => {
+    const costUsd = (Number(wei) / 1e18) * cfg.X402_GAS_TOKEN_USD;
+    if (costUsd <= limitUsd) return null;
+    log.warn("payment.gas_too_expensive", { network: req.network, cost_wei: wei.toString(), cost_usd: costUsd, limit_usd: limitUsd });
+    return new ApiError(
+      "payment_invalid",
+      `Settling this payment would cost the service up to ${wei} wei in gas (about $${costUsd.toPrecision(3)} at $${cfg.X402_GAS_TOKEN_USD} per native token), more than ${Math.round(cfg.X402_MAX_GAS_SHARE * 100)} % of its price ($${priceUsd}). Nothing was sent and nothing was charged; present the same payment again when the network's fees are lower, or pay another way.`,
+      { retryAfterSeconds: 30, extra: { reason: "gas_too_expensive" } },
+    );
+  };
+  let call: ReturnType<typeof transferCall>;
+  try {
+    call = transferCall(payload, req);
+  } catch {
+    return undefined; // not a transfer the local path sends: verification says why
+  }
+  const l = local;
+  return {
+    now: () => {
+      const held = l.sender.costHeld(call);
+      return held === null ? undefined : judge(held);
+    },
+    check: async () => {
+      // Unknown cost (the node did not answer): the settlement itself finds out and answers as ours.
+      const wei = await l.sender.cost(l.gasOf(call)).catch(() => null);
+      const refused = wei === null ? null : judge(wei);
+      if (refused) throw refused;
+    },
+  };
 }
 
 /** Whether the authorization's transfer would still succeed now (null: the chain did not answer). */

@@ -29,6 +29,11 @@ import type { SendAhead } from "@/lib/payments/x402/send-ahead";
 import { confirmLater, optimisticAsk, settlementMode } from "@/lib/payments/x402/optimistic";
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { feeBudgetSpent, payerFailedFees, payerFeeBudget } from "@/lib/payments/fees";
+import { countFee } from "@/lib/metrics";
+
+/** A settlement's answer; `fee`: the network fee its transaction cost, when the settlement learned it (EVM receipt). */
+export type SettleResult = CheckedSettle & { broadcast?: boolean; fee?: bigint };
 
 /** What the chain says happened to a payment (networks that can tell). */
 export type PaymentOutcome = { kind: "transferred"; transaction: string | null } | { kind: "unused" } | { kind: "void" };
@@ -79,6 +84,23 @@ export interface HoldInput {
    * would be sent to fail at our expense.
    */
   balance?(): Promise<bigint | null>;
+  /**
+   * The network fee (native base units) the service paid for the payment's settlement
+   * transaction `tx`, when it can be learned (null otherwise): recorded with the payment
+   * (lib/payments/fees.ts). `failed`: the transaction failed on chain (the fee then counts
+   * against the payer's fee budget; it may be read from the chain); otherwise only what
+   * is known without a request (the settlement's `fee`, or the transaction itself).
+   */
+  fee?(tx: string, s: SettleResult, failed: boolean): Promise<bigint | null> | bigint | null;
+  /**
+   * The bound on what the settlement may cost the service (EVM gas against the price,
+   * lib/payments/x402/facilitator.ts evmGasBound): `now` judges from what is held without
+   * a request (null: passes; an ApiError: would refuse; undefined: not known), `check`
+   * reads the fees now and throws the refusal. Decided before any nonce is taken: a
+   * payment `now` does not pass is never optimistic (that nonce is taken with the lock)
+   * and is checked after verification, before its send takes one.
+   */
+  costBound?: { now(): ApiError | null | undefined; check(): Promise<void> };
   /** The payment's x402 payment-identifier id, if any (seals the kept answer's secrets). */
   identifier?: string | null;
   /**
@@ -138,8 +160,9 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   // with its row when the lock is released. (Whether it may be optimistic is decided just
   // before verification starts: such a call reads nothing ahead for its settlement.)
   let ask: ReturnType<typeof optimisticAsk> = null;
+  const bound = o.costBound?.now();
   try {
-    ask = optimisticAsk(o.payload, o.req, o.payer);
+    if (!o.costBound || bound === null) ask = optimisticAsk(o.payload, o.req, o.payer);
   } catch {
     // No in-process facilitator could be built: the verification says why; never optimistic.
   }
@@ -150,6 +173,12 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   // broadcast does not happen.
   const prepared = ask ? sendAhead(o.payload, o.req, verifying) : null;
   const ahead = prepared?.ahead ?? null;
+  // The payer's fees spent on failed settlements, read from the shared store meanwhile.
+  const budget = o.payer ? payerFeeBudget(o.req.network) : null;
+  const spending = budget !== null && o.payer ? payerFailedFees(o.req.network, o.payer).catch((err: unknown) => {
+    log.warn("payment.fee_budget_unreadable", { network: o.req.network, message: (err as Error).message });
+    return null;
+  }) : null;
   const [verified, locked] = await Promise.allSettled([verifying, lockPayment(o.lock, ask ?? undefined, prepared?.nonce)]);
   if (locked.status === "rejected") {
     ahead?.free();
@@ -200,8 +229,17 @@ async function holdLocked(o: HoldInput, lock: PaymentLock, verified: PromiseSett
   }
   let mode: "optimistic" | "confirmed";
   try {
+    const spent = lock.reclaimed ? null : await spending;
+    if (spent !== null && budget !== null && spent > 0n && spent >= budget) {
+      log.warn("payment.fee_budget_spent", { paymentId: lock.id, network: o.req.network, payer: o.payer, spent: spent.toString(), budget: budget.toString() });
+      throw feeBudgetSpent(o.req.network, spent, budget);
+    }
     await fundsCover(o, lock);
     mode = settlementMode(lock, o.payer);
+    // An optimistic broadcast was signed ahead with the fees `now` passed; a confirmed send
+    // is judged at the fees it will pay (read during verification, see prepare()), so fees
+    // that fell since `now`'s refusal no longer refuse it.
+    if (!lock.reclaimed && o.costBound && mode === "confirmed") await o.costBound.check();
   } catch (err) {
     ahead?.free();
     await releaseLock(lock);
@@ -240,6 +278,19 @@ async function fundsCover(o: HoldInput, lock: PaymentLock): Promise<void> {
     `The payer's balance (${balance} base units) does not cover this payment (${o.lock.amountAtomic}) on top of its payments still in flight (${others}): its transfer would fail. Nothing was sent and nothing was charged; present the same payment again once those have settled.`,
     { retryAfterSeconds: 2, extra: { reason: "funds_in_flight", fault: "payer" satisfies SettlementFault } },
   );
+}
+
+/** The fee the payment's transaction cost (see HoldInput.fee), counted in the metrics; null when not learned. */
+async function feeOf(o: HoldInput, tx: string, s: SettleResult, failed: boolean): Promise<bigint | null> {
+  if (!o.fee || !tx) return null;
+  try {
+    const fee = await o.fee(tx, s, failed);
+    if (fee !== null) countFee(o.req.network, failed ? "failed" : "settled", fee);
+    return fee;
+  } catch (err) {
+    log.warn("payment.fee_unreadable", { network: o.req.network, transaction: tx, message: (err as Error).message });
+    return null;
+  }
 }
 
 /** Whether the node still holds transaction `tx` (unknown when it cannot be asked: then it may). */
@@ -323,7 +374,7 @@ class EarlyRecord {
 function grant(
   o: HoldInput,
   lock: PaymentLock,
-  settle: () => Promise<CheckedSettle & { broadcast?: boolean }>,
+  settle: () => Promise<SettleResult>,
   /** Optimistic mode: the broadcast prepared during verification (the record is written while it is sent). */
   ahead?: SendAhead | null,
 ): AuthorizedPayment {
@@ -344,11 +395,11 @@ function grant(
 async function settleHeld(
   o: HoldInput,
   lock: PaymentLock,
-  settle: () => Promise<CheckedSettle & { broadcast?: boolean }>,
+  settle: () => Promise<SettleResult>,
   ahead: SendAhead | null | undefined,
   receipt: ReceiptFields,
 ): ReturnType<AuthorizedPayment["settle"]> {
-  let s: CheckedSettle & { broadcast?: boolean };
+  let s: SettleResult;
   const fields = { product: receipt.product, surface: receipt.surface, amountUsd: receipt.amountUsd, credentialKind: "x402" as const };
   // The receipt's id is chosen now: the answer kept with the payment names it.
   const receiptId = randomUUID();
@@ -411,7 +462,8 @@ async function settleHeld(
         const why = `${s.errorReason ?? "settlement failed"}${s.errorMessage ? `: ${s.errorMessage.split("\n")[0]}` : ""}`;
         return defer(new NotSentError(`the settlement was refused although the transfer still goes through (${why})`, pays === null ? "rpc_unreachable" : "transaction_refused"));
       }
-      await markFailed(lock, s.errorReason ?? "settlement failed");
+      const fee = s.transaction ? await feeOf(o, s.transaction, s, true) : null;
+      await markFailed(lock, s.errorReason ?? "settlement failed", fee);
       const sent = s.transaction ? ` Transaction ${s.transaction} was sent and reverted; no funds moved.` : " Nothing was charged.";
       throw new ApiError("settlement_failed", `The payment could not be settled: ${o.settleRefusal?.(s) ?? s.errorReason ?? "unknown reason"}.${sent}`, {
         extra: { reason: s.errorReason ?? "settlement_failed", fault: "payer" satisfies SettlementFault },
@@ -423,12 +475,13 @@ async function settleHeld(
   const who = early.started ? o.payer : s.payer || o.payer;
   const settlement: SettlementMode = early.started || s.broadcast ? "optimistic" : "confirmed";
   let recorded: string | null = null;
+  const fee = s.broadcast ? null : await feeOf(o, s.transaction, s, false);
   if (early.started) {
     recorded = await early.finish(s.transaction);
-    if (recorded && !s.broadcast) await confirmBroadcast(lock.id, { settled: true, txHash: s.transaction }).catch(() => undefined);
+    if (recorded && !s.broadcast) await confirmBroadcast(lock.id, { settled: true, txHash: s.transaction, fee }).catch(() => undefined);
   } else {
     try {
-      const r = await recordSettlement(lock, s.transaction, who, fields, s.broadcast ? "broadcast" : "settled", { receiptId, json: keep(s.transaction, who, settlement) });
+      const r = await recordSettlement(lock, s.transaction, who, fields, s.broadcast ? "broadcast" : "settled", { receiptId, json: keep(s.transaction, who, settlement) }, fee);
       // Recorded first by a process that took the payment over meanwhile: its receipt stands.
       recorded = r.receiptId ?? keptReceiptId(r.recordedBefore);
     } catch (err) {

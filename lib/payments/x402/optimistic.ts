@@ -21,6 +21,7 @@ import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { countFee } from "@/lib/metrics";
 import { confirmBroadcast, type OptimisticAsk, type PaymentLock } from "@/lib/payments/ledger";
 import { evmChainId } from "@/lib/payments/x402/eip3009";
 import { confirmBroadcastOnChain, reconcileOptimisticPayment, settlesInProcess } from "@/lib/payments/x402/facilitator";
@@ -68,7 +69,10 @@ export function confirmLater(paymentId: string, payload: PaymentPayload, req: Pa
     try {
       const s = await confirmBroadcastOnChain(payload, req, tx);
       if (s.success) {
-        await confirmBroadcast(paymentId, { settled: true, txHash: s.transaction });
+        // The receipt's fee (confirmSubmitted), counted as every settlement's is.
+        const fee = (s as { fee?: bigint }).fee ?? null;
+        await confirmBroadcast(paymentId, { settled: true, txHash: s.transaction, fee });
+        if (fee !== null) countFee(req.network, "settled", fee);
         return;
       }
     } catch (err) {

@@ -23,6 +23,7 @@ import { claimBroadcasts, confirmBroadcast, replaceBroadcastTx, type BroadcastRo
 import type { AuthorizationOutcome } from "@/lib/payments/x402/evm-local";
 import type { CheckedSettle } from "@/lib/payments/x402/facilitator-call";
 import { log } from "@/lib/log";
+import { countFee } from "@/lib/metrics";
 
 /** What reconciliation needs from the chain (the in-process facilitator's). */
 export interface ReconcileChain {
@@ -35,6 +36,8 @@ export interface ReconcileChain {
   resend(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle>;
   /** Waits for a sent transfer and checks it. */
   confirm(payload: PaymentPayload, req: PaymentRequirements, tx: string): Promise<CheckedSettle>;
+  /** What an included transaction cost the key (wei); null when the node does not say. */
+  fee?(tx: string): Promise<bigint | null>;
 }
 
 /** How long a "broadcast" row may wait for its own confirmation before the sweep looks at it. */
@@ -44,6 +47,17 @@ const expired = (payload: PaymentPayload) => {
   const a = (payload.payload as { authorization?: { validBefore?: string } }).authorization;
   return BigInt(a?.validBefore ?? 0) < BigInt(Math.floor(Date.now() / 1000) + 6);
 };
+
+/**
+ * What the row's own transaction cost the key when it failed on chain (its receipt), so the
+ * payer's failure counts against its fee budget (lib/payments/fees.ts); null when unknown.
+ */
+async function failedFee(chain: ReconcileChain, row: BroadcastRow): Promise<bigint | null> {
+  if (!row.txHash || !chain.fee) return null;
+  const fee = await chain.fee(row.txHash).catch(() => null);
+  if (fee !== null) countFee(row.network, "failed", fee);
+  return fee;
+}
 
 /** Finishes one claimed row (see the module comment). */
 async function reconcileRow(chain: ReconcileChain, row: BroadcastRow): Promise<void> {
@@ -60,7 +74,7 @@ async function reconcileRow(chain: ReconcileChain, row: BroadcastRow): Promise<v
   const out = await chain.outcome(payload, req);
   if (out.kind === "transferred") return settled(out.transaction ?? row.txHash ?? "");
   if (out.kind === "void") {
-    await confirmBroadcast(row.id, { settled: false, error: "authorization used or cancelled without paying us (front-run or cancelled by the payer)" });
+    await confirmBroadcast(row.id, { settled: false, error: "authorization used or cancelled without paying us (front-run or cancelled by the payer)", fee: await failedFee(chain, row) });
     log.warn("payment.optimistic_failed", { ...fields, reason: "authorization_void", fault: "payer" });
     return;
   }
@@ -75,7 +89,7 @@ async function reconcileRow(chain: ReconcileChain, row: BroadcastRow): Promise<v
       await confirmBroadcast(row.id, { settled: false, error: "authorization expired before the service could settle it", lost: true });
       log.error("payment.optimistic_lost", { ...fields, reason: "authorization_expired", fault: "service" });
     } else {
-      await confirmBroadcast(row.id, { settled: false, error: "the transfer fails on chain (funds moved or authorization used elsewhere)" });
+      await confirmBroadcast(row.id, { settled: false, error: "the transfer fails on chain (funds moved or authorization used elsewhere)", fee: await failedFee(chain, row) });
       log.warn("payment.optimistic_failed", { ...fields, reason: "transfer_fails", fault: "payer" });
     }
     return;

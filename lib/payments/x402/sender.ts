@@ -134,10 +134,15 @@ export function feesFromBatch(block: RpcAnswer, priority: RpcAnswer, gasPrice: R
 
 type Delivery = { kind: "accepted"; receipt: Receipt | null } | { kind: "used" | "gap" | "refused"; message: string; code: number };
 
+/** The most a transaction may pay per unit of gas with these fees. */
+const feePerGas = (f: Fees): bigint => ("gasPrice" in f ? f.gasPrice : f.maxFeePerGas);
+
 /** The facilitator key's transactions. */
 export class KeySender {
   readonly nonces: SharedNonces;
   private fees: { at: number; v: Promise<Fees> } | null = null;
+  /** The fees last read, and when (what costHeld values gas at without a request). */
+  private feesSeen: { at: number; fees: Fees } | null = null;
   private readonly gasLimits = new Map<string, bigint>();
   private batches = true;
   /** Whether the node has EIP-7966's eth_sendRawTransactionSync (null until the first send asks). */
@@ -289,8 +294,37 @@ export class KeySender {
       throw new NotSentError(`fees could not be read (${firstLine(err)})`, noAnswer(err) ? "rpc_unreachable" : "transaction_refused", err);
     });
     this.fees = { at: Date.now(), v: guarded };
-    guarded.catch(() => (this.fees = null));
+    guarded.then(
+      (fees) => (this.feesSeen = { at: Date.now(), fees }),
+      () => (this.fees = null),
+    );
     return guarded;
+  }
+
+  /**
+   * What sending contract call `a` would cost at most (gas limit × max fee per gas, wei),
+   * from what this process holds: null when it does not hold the call's gas limit or fees
+   * read in the last `maxAgeMs`. No request.
+   */
+  costHeld(a: { address: Hex; functionName: string; args?: readonly unknown[] }, maxAgeMs = 10_000): bigint | null {
+    const key = KeySender.gasKey(a);
+    const gas = key ? this.gasLimits.get(key) : undefined;
+    const seen = this.feesSeen;
+    if (gas === undefined || !seen || Date.now() - seen.at > maxAgeMs) return null;
+    return gas * feePerGas(seen.fees);
+  }
+
+  /** What a transaction with gas limit `gas` (see gasFor) would cost at most (wei) at the max fee per gas now. */
+  async cost(gas: Promise<bigint>): Promise<bigint> {
+    const [g, fees] = await Promise.all([gas, this.feeFields()]);
+    return g * feePerGas(fees);
+  }
+
+  /** The key gasFor keeps a call's limit under; null for calls carrying dynamic bytes (estimated every time). */
+  private static gasKey(a: { address: Hex; functionName: string; args?: readonly unknown[] }): string | null {
+    const args = Array.isArray(a.args) ? a.args : [];
+    if (args.some((v) => typeof v === "string" && /^0x/i.test(v) && v.length > 66)) return null;
+    return `${a.address.toLowerCase()}:${a.functionName}:${args.length}`;
   }
 
   /**
@@ -301,9 +335,8 @@ export class KeySender {
    * gas at our expense on every retry.
    */
   async gasFor(a: { address: Hex; abi: unknown; functionName: string; args?: readonly unknown[] }, estimate: () => Promise<bigint>): Promise<bigint> {
-    const args = Array.isArray(a.args) ? a.args : [];
-    if (args.some((v) => typeof v === "string" && /^0x/i.test(v) && v.length > 66)) return ((await estimate()) * 3n) / 2n;
-    const key = `${a.address.toLowerCase()}:${a.functionName}:${args.length}`;
+    const key = KeySender.gasKey(a);
+    if (!key) return ((await estimate()) * 3n) / 2n;
     const known = this.gasLimits.get(key);
     if (known) return known;
     const limit = ((await estimate()) * 3n) / 2n;

@@ -130,7 +130,8 @@ export const PaymentScalarFieldEnum = {
   idempotencyKey: 'idempotencyKey',
   response: 'response',
   servedAt: 'servedAt',
-  expiresAt: 'expiresAt'
+  expiresAt: 'expiresAt',
+  feeNative: 'feeNative'
 } as const
 
 export type PaymentScalarFieldEnum = (typeof PaymentScalarFieldEnum)[keyof typeof PaymentScalarFieldEnum]

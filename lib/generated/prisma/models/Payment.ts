@@ -30,10 +30,12 @@ export type AggregatePayment = {
 
 export type PaymentAvgAggregateOutputType = {
   amountAtomic: number | null
+  feeNative: number | null
 }
 
 export type PaymentSumAggregateOutputType = {
   amountAtomic: bigint | null
+  feeNative: bigint | null
 }
 
 export type PaymentMinAggregateOutputType = {
@@ -61,6 +63,7 @@ export type PaymentMinAggregateOutputType = {
   response: string | null
   servedAt: Date | null
   expiresAt: Date | null
+  feeNative: bigint | null
 }
 
 export type PaymentMaxAggregateOutputType = {
@@ -88,6 +91,7 @@ export type PaymentMaxAggregateOutputType = {
   response: string | null
   servedAt: Date | null
   expiresAt: Date | null
+  feeNative: bigint | null
 }
 
 export type PaymentCountAggregateOutputType = {
@@ -115,16 +119,19 @@ export type PaymentCountAggregateOutputType = {
   response: number
   servedAt: number
   expiresAt: number
+  feeNative: number
   _all: number
 }
 
 
 export type PaymentAvgAggregateInputType = {
   amountAtomic?: true
+  feeNative?: true
 }
 
 export type PaymentSumAggregateInputType = {
   amountAtomic?: true
+  feeNative?: true
 }
 
 export type PaymentMinAggregateInputType = {
@@ -152,6 +159,7 @@ export type PaymentMinAggregateInputType = {
   response?: true
   servedAt?: true
   expiresAt?: true
+  feeNative?: true
 }
 
 export type PaymentMaxAggregateInputType = {
@@ -179,6 +187,7 @@ export type PaymentMaxAggregateInputType = {
   response?: true
   servedAt?: true
   expiresAt?: true
+  feeNative?: true
 }
 
 export type PaymentCountAggregateInputType = {
@@ -206,6 +215,7 @@ export type PaymentCountAggregateInputType = {
   response?: true
   servedAt?: true
   expiresAt?: true
+  feeNative?: true
   _all?: true
 }
 
@@ -320,6 +330,7 @@ export type PaymentGroupByOutputType = {
   response: string | null
   servedAt: Date | null
   expiresAt: Date | null
+  feeNative: bigint | null
   _count: PaymentCountAggregateOutputType | null
   _avg: PaymentAvgAggregateOutputType | null
   _sum: PaymentSumAggregateOutputType | null
@@ -370,6 +381,7 @@ export type PaymentWhereInput = {
   response?: Prisma.StringNullableFilter<"Payment"> | string | null
   servedAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
   expiresAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
+  feeNative?: Prisma.BigIntNullableFilter<"Payment"> | bigint | number | null
 }
 
 export type PaymentOrderByWithRelationInput = {
@@ -397,6 +409,7 @@ export type PaymentOrderByWithRelationInput = {
   response?: Prisma.SortOrderInput | Prisma.SortOrder
   servedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   expiresAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  feeNative?: Prisma.SortOrderInput | Prisma.SortOrder
 }
 
 export type PaymentWhereUniqueInput = Prisma.AtLeast<{
@@ -428,6 +441,7 @@ export type PaymentWhereUniqueInput = Prisma.AtLeast<{
   response?: Prisma.StringNullableFilter<"Payment"> | string | null
   servedAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
   expiresAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
+  feeNative?: Prisma.BigIntNullableFilter<"Payment"> | bigint | number | null
 }, "id" | "idempotencyKey" | "network_reference">
 
 export type PaymentOrderByWithAggregationInput = {
@@ -455,6 +469,7 @@ export type PaymentOrderByWithAggregationInput = {
   response?: Prisma.SortOrderInput | Prisma.SortOrder
   servedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   expiresAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  feeNative?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.PaymentCountOrderByAggregateInput
   _avg?: Prisma.PaymentAvgOrderByAggregateInput
   _max?: Prisma.PaymentMaxOrderByAggregateInput
@@ -490,6 +505,7 @@ export type PaymentScalarWhereWithAggregatesInput = {
   response?: Prisma.StringNullableWithAggregatesFilter<"Payment"> | string | null
   servedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Payment"> | Date | string | null
   expiresAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Payment"> | Date | string | null
+  feeNative?: Prisma.BigIntNullableWithAggregatesFilter<"Payment"> | bigint | number | null
 }
 
 export type PaymentCreateInput = {
@@ -517,6 +533,7 @@ export type PaymentCreateInput = {
   response?: string | null
   servedAt?: Date | string | null
   expiresAt?: Date | string | null
+  feeNative?: bigint | number | null
 }
 
 export type PaymentUncheckedCreateInput = {
@@ -544,6 +561,7 @@ export type PaymentUncheckedCreateInput = {
   response?: string | null
   servedAt?: Date | string | null
   expiresAt?: Date | string | null
+  feeNative?: bigint | number | null
 }
 
 export type PaymentUpdateInput = {
@@ -571,6 +589,7 @@ export type PaymentUpdateInput = {
   response?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   servedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  feeNative?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
 }
 
 export type PaymentUncheckedUpdateInput = {
@@ -598,6 +617,7 @@ export type PaymentUncheckedUpdateInput = {
   response?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   servedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  feeNative?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
 }
 
 export type PaymentCreateManyInput = {
@@ -625,6 +645,7 @@ export type PaymentCreateManyInput = {
   response?: string | null
   servedAt?: Date | string | null
   expiresAt?: Date | string | null
+  feeNative?: bigint | number | null
 }
 
 export type PaymentUpdateManyMutationInput = {
@@ -652,6 +673,7 @@ export type PaymentUpdateManyMutationInput = {
   response?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   servedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  feeNative?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
 }
 
 export type PaymentUncheckedUpdateManyInput = {
@@ -679,6 +701,7 @@ export type PaymentUncheckedUpdateManyInput = {
   response?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   servedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  feeNative?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
 }
 
 export type PaymentNetworkReferenceCompoundUniqueInput = {
@@ -711,10 +734,12 @@ export type PaymentCountOrderByAggregateInput = {
   response?: Prisma.SortOrder
   servedAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
+  feeNative?: Prisma.SortOrder
 }
 
 export type PaymentAvgOrderByAggregateInput = {
   amountAtomic?: Prisma.SortOrder
+  feeNative?: Prisma.SortOrder
 }
 
 export type PaymentMaxOrderByAggregateInput = {
@@ -742,6 +767,7 @@ export type PaymentMaxOrderByAggregateInput = {
   response?: Prisma.SortOrder
   servedAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
+  feeNative?: Prisma.SortOrder
 }
 
 export type PaymentMinOrderByAggregateInput = {
@@ -769,10 +795,12 @@ export type PaymentMinOrderByAggregateInput = {
   response?: Prisma.SortOrder
   servedAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
+  feeNative?: Prisma.SortOrder
 }
 
 export type PaymentSumOrderByAggregateInput = {
   amountAtomic?: Prisma.SortOrder
+  feeNative?: Prisma.SortOrder
 }
 
 export type BigIntFieldUpdateOperationsInput = {
@@ -785,6 +813,14 @@ export type BigIntFieldUpdateOperationsInput = {
 
 export type BoolFieldUpdateOperationsInput = {
   set?: boolean
+}
+
+export type NullableBigIntFieldUpdateOperationsInput = {
+  set?: bigint | number | null
+  increment?: bigint | number
+  decrement?: bigint | number
+  multiply?: bigint | number
+  divide?: bigint | number
 }
 
 
@@ -814,6 +850,7 @@ export type PaymentSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   response?: boolean
   servedAt?: boolean
   expiresAt?: boolean
+  feeNative?: boolean
 }, ExtArgs["result"]["payment"]>
 
 export type PaymentSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -841,6 +878,7 @@ export type PaymentSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   response?: boolean
   servedAt?: boolean
   expiresAt?: boolean
+  feeNative?: boolean
 }, ExtArgs["result"]["payment"]>
 
 export type PaymentSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -868,6 +906,7 @@ export type PaymentSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   response?: boolean
   servedAt?: boolean
   expiresAt?: boolean
+  feeNative?: boolean
 }, ExtArgs["result"]["payment"]>
 
 export type PaymentSelectScalar = {
@@ -895,9 +934,10 @@ export type PaymentSelectScalar = {
   response?: boolean
   servedAt?: boolean
   expiresAt?: boolean
+  feeNative?: boolean
 }
 
-export type PaymentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "scheme" | "network" | "reference" | "payer" | "amountAtomic" | "asset" | "payTo" | "product" | "surface" | "status" | "txHash" | "error" | "createdAt" | "updatedAt" | "optimistic" | "settlementPayload" | "holder" | "leaseUntil" | "identity" | "idempotencyKey" | "response" | "servedAt" | "expiresAt", ExtArgs["result"]["payment"]>
+export type PaymentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "scheme" | "network" | "reference" | "payer" | "amountAtomic" | "asset" | "payTo" | "product" | "surface" | "status" | "txHash" | "error" | "createdAt" | "updatedAt" | "optimistic" | "settlementPayload" | "holder" | "leaseUntil" | "identity" | "idempotencyKey" | "response" | "servedAt" | "expiresAt" | "feeNative", ExtArgs["result"]["payment"]>
 
 export type $PaymentPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "Payment"
@@ -950,6 +990,14 @@ export type $PaymentPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      * When the payment can no longer be used (authorization validBefore, transaction maxTime, blockhash reach).
      */
     expiresAt: Date | null
+    /**
+     * The network fee the service paid for the payment's settlement transaction, in the
+     * network's native base unit (wei, lamports), when it sent one and learned the fee.
+     * A failed payment's fee counts against its payer's fee budget (lib/payments/fees.ts)
+     * through payments_payer_fees_idx, a partial index created in migration
+     * 20261127000000_payment_fees (not declared here: the schema has no partial indexes).
+     */
+    feeNative: bigint | null
   }, ExtArgs["result"]["payment"]>
   composites: {}
 }
@@ -1397,6 +1445,7 @@ export interface PaymentFieldRefs {
   readonly response: Prisma.FieldRef<"Payment", 'String'>
   readonly servedAt: Prisma.FieldRef<"Payment", 'DateTime'>
   readonly expiresAt: Prisma.FieldRef<"Payment", 'DateTime'>
+  readonly feeNative: Prisma.FieldRef<"Payment", 'BigInt'>
 }
     
 

@@ -1,0 +1,6 @@
+/** The native unit network fees are recorded in on a network, and the payment method that pays them (lib/payments/fees.ts, /metrics). */
+export function feeUnit(network: string): { unit: string; method: string } {
+  if (network.startsWith("eip155:")) return { unit: "wei", method: "evm-exact" };
+  if (network.startsWith("solana:")) return { unit: "lamports", method: "svm-exact" };
+  return { unit: "native", method: "other" };
+}

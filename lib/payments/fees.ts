@@ -1,0 +1,82 @@
+/**
+ * The network fees the service pays to settle payments (EVM gas from the facilitator key,
+ * the Solana fee payer's lamports), recorded per payment (`payments.fee_native`, in the
+ * network's native base unit) when its settlement transaction was sent.
+ *
+ * A failed transaction still costs its fee. A payer whose payments failed on chain at
+ * our expense is refused (402 payment_invalid, reason `fee_budget_spent`) once those fees
+ * reach its budget (X402_PAYER_FEE_BUDGET_WEI, SOLANA_PAYER_FEE_BUDGET_LAMPORTS), until one
+ * of its payments settles; failures older than FEE_BUDGET_WINDOW_HOURS no longer count, so
+ * an address is not shut out for good. The sum is read from the shared database, so every
+ * instance applies the same budget; it is read in parallel with the payment's verification
+ * and costs the call no round trip.
+ */
+import { getDbHandle } from "@/lib/db/client";
+import { env } from "@/lib/config/env";
+import { ApiError } from "@/lib/errors";
+import { feeUnit } from "@/lib/payments/fee-unit";
+
+/** How long a failed payment's fee counts against its payer's budget. */
+export const FEE_BUDGET_WINDOW_HOURS = 24;
+
+
+/** The fee budget of one payer on `network` (native base units), or null when the service pays no fees there. */
+export function payerFeeBudget(network: string): bigint | null {
+  const cfg = env();
+  if (network.startsWith("eip155:")) return cfg.X402_PAYER_FEE_BUDGET_WEI;
+  if (network.startsWith("solana:")) return BigInt(cfg.SOLANA_PAYER_FEE_BUDGET_LAMPORTS);
+  return null;
+}
+
+/**
+ * The fees `payer`'s failed payments on `network` cost the service since its last settled
+ * payment (within the window). EVM payers may be stored checksummed or in lower case.
+ */
+export async function payerFailedFees(network: string, payer: string): Promise<bigint> {
+  const h = await getDbHandle();
+  const rows = await h.query<{ spent: string }>(
+    `SELECT COALESCE(sum(f.fee_native), 0)::text AS spent FROM payments f
+      WHERE f.network = $1 AND f.payer IN ($2, lower($2)) AND f.fee_native > 0 AND f.status IN ('failed', 'optimistic_failed')
+        AND f.created_at > now() - make_interval(hours => $3)
+        AND NOT EXISTS (SELECT 1 FROM payments s WHERE s.network = $1 AND s.payer IN ($2, lower($2)) AND s.status = 'settled' AND s.updated_at > f.created_at)`,
+    [network, payer, FEE_BUDGET_WINDOW_HOURS],
+    { name: "payer_failed_fees" },
+  );
+  return BigInt(rows[0]?.spent ?? "0");
+}
+
+/** The refusal of a payer whose failed payments spent its fee budget. */
+export function feeBudgetSpent(network: string, spent: bigint, budget: bigint): ApiError {
+  const { unit } = feeUnit(network);
+  return new ApiError(
+    "payment_invalid",
+    `This payer's earlier payments failed on chain after the service sent them, costing the service ${spent} ${unit} in network fees (budget ${budget} ${unit}). Its payments on ${network} are refused until one of them settles or ${FEE_BUDGET_WINDOW_HOURS} h have passed; pay from an account whose funds cover the payment, or another way. Nothing was sent and nothing was charged.`,
+    { extra: { reason: "fee_budget_spent", fault: "payer" } },
+  );
+}
+
+export interface FeeTotals {
+  network: string;
+  method: string;
+  unit: string;
+  /** Fees of settlements that settled (delivered and paid). */
+  settled: string;
+  /** Fees of settlement transactions that failed on chain (nothing paid). */
+  failed: string;
+  /** Settlement transactions that failed on chain with a known fee. */
+  failed_transactions: number;
+}
+
+/** Fees the service paid per network, for settled and for failed settlements (ledger report, /metrics). */
+export async function feeTotals(): Promise<FeeTotals[]> {
+  const h = await getDbHandle();
+  const rows = await h.query<{ network: string; settled: string; failed: string; failed_n: string | number }>(
+    `SELECT network,
+            COALESCE(sum(fee_native) FILTER (WHERE status NOT IN ('failed', 'optimistic_failed')), 0)::text AS settled,
+            COALESCE(sum(fee_native) FILTER (WHERE status IN ('failed', 'optimistic_failed')), 0)::text AS failed,
+            count(*) FILTER (WHERE status IN ('failed', 'optimistic_failed')) AS failed_n
+       FROM payments WHERE fee_native IS NOT NULL GROUP BY network ORDER BY network`,
+    [],
+  );
+  return rows.map((r) => ({ network: r.network, ...feeUnit(r.network), settled: r.settled, failed: r.failed, failed_transactions: Number(r.failed_n) }));
+}
