@@ -14,7 +14,7 @@
 import { getDbHandle } from "@/lib/db/client";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
-import { feeUnit } from "@/lib/payments/fee-unit";
+import { feeUnit } from "@/lib/metrics/fee-unit";
 
 /** How long a failed payment's fee counts against its payer's budget. */
 export const FEE_BUDGET_WINDOW_HOURS = 24;
