@@ -6,7 +6,12 @@
 # .next/standalone, the entry bundled as serve.js). The runtime stage holds only the
 # standalone folder: the server and the node_modules files it was traced to use.
 # Configure with DATABASE_URL and REDIS_URL (see README "Deploying").
-FROM node:20-bookworm-slim AS build
+# Base: Node 26, the active LTS line. No dependency needs an older line: every engines
+# range in package-lock.json admits 26 (the floor is @stellar/stellar-sdk's >=22.12, see
+# package.json "engines"), no dependency compiles a native addon (package.json
+# "allowScripts" is empty; the prebuilt ones, Next's SWC among them, are N-API, which
+# does not depend on the Node line), and .ci/run runs the whole suite on Node 26.
+FROM node:26-bookworm-slim AS build
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1
 RUN npm install -g npm@11.19.1
@@ -15,7 +20,7 @@ RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
 RUN node scripts/standalone.mjs
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:26-bookworm-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=3000 HOSTNAME=0.0.0.0
 COPY --from=build --chown=node:node /app/.next/standalone ./

@@ -6,7 +6,7 @@
 //   npm run prisma -- generate
 // Offline, the CLI still insists on a native schema engine binary it cannot download;
 // `prisma generate` never runs it, so for generate any existing file satisfies the check
-// (README, "Prisma with internet"). Other commands (migrate, studio) need the real engine.
+// (docs/deployment.md, "Prisma migrations"). Other commands (migrate, studio) need the real engine.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { ensureSidePackage, root } from "./side-package.mjs";

@@ -1,6 +1,6 @@
 // Side packages: folders with their own package.json and package-lock.json whose
 // dependencies must never enter the service's install (a production `npm ci --omit=dev`
-// would otherwise carry them, see README "Installs"): tools/ (the Prisma CLI),
+// would otherwise carry them, see docs/deployment.md, "Installs"): tools/ (the Prisma CLI),
 // tests/clients (x402 v1's x402-fetch and its wallet SDKs), tests/browser (Playwright).
 // Each is installed with `npm ci` on first use, and again when its lockfile changed.
 import { spawnSync } from "node:child_process";

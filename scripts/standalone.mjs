@@ -32,7 +32,8 @@ export function assembleStandalone() {
     platform: "node",
     // ESM, like Next's server.js beside it (package.json says "type": "module").
     format: "esm",
-    target: "node20",
+    // The oldest Node line package.json "engines" admits.
+    target: "node22.12",
     tsconfig: join(root, "tsconfig.json"),
     logLevel: "warning",
   });

@@ -23,6 +23,8 @@ function run(label, cmd, args, cwd = root) {
 // its wallet SDKs (tests/clients), the Prisma CLI (tools/, for the generated-client check).
 // The type-check covers files importing all three. The browser package comes first, so a
 // machine without a usable browser stops right here.
+// The log says which Node ran the suite (.ci/run runs it on the active LTS line).
+console.log(`npm test on Node ${process.version} (${process.execPath})`);
 const browserDir = ensureSidePackage("tests/browser");
 const only = process.argv.slice(2);
 const browserTests = only.length === 0;

@@ -17,12 +17,13 @@
  * failure entry in `x402.payment.receipts` (a2a-x402 section 9).
  */
 import { randomUUID } from "node:crypto";
-import type { Message, Part, TaskState, TaskStatusUpdateEvent } from "@a2a-js/sdk";
+import type { Message, Part, Task, TaskState, TaskStatusUpdateEvent } from "@a2a-js/sdk";
 import type { AgentExecutor, ExecutionEventBus, RequestContext, User } from "@a2a-js/sdk/server";
 import { callSkill, type SkillOutcome } from "@/lib/a2a/call";
 import { credentialOf, dataOf, skillIdOf } from "@/lib/a2a/message";
 import { META } from "@/lib/a2a/protocol";
 import { a2aSkill } from "@/lib/a2a/skills";
+import type { TaskBuffer } from "@/lib/a2a/task-store";
 import { failureReceipt, paymentErrorCode } from "@/lib/a2a/x402";
 import type { CallTiming } from "@/lib/access/call";
 import { timingRecord } from "@/lib/http/access-render";
@@ -32,8 +33,12 @@ import { timingRecord } from "@/lib/http/access-render";
  * the executor leaves the timing of the message's one gated call for the binding's
  * Server-Timing header.
  */
-export class Caller implements User {
+export class Caller implements User, TaskBuffer {
   timing: CallTiming | undefined;
+  /** Tasks this request wrote, kept until the handler flushes them in one write (lib/a2a/task-store.ts). */
+  readonly pendingTasks = new Map<string, Task>();
+  /** Tasks this request read from the store (each is read once per request). */
+  readonly readTasks = new Map<string, Task>();
   constructor(readonly request: Request) {}
   get isAuthenticated(): boolean {
     return false;

@@ -4,29 +4,75 @@
  * Before a message reaches the SDK it is checked (lib/a2a/message.ts) so malformed input
  * is an A2A error rather than a task; answers never carry the credentials sent.
  */
-import type { AgentCard, Message, MessageSendParams, Task } from "@a2a-js/sdk";
-import { DefaultRequestHandler, type ServerCallContext } from "@a2a-js/sdk/server";
+import type { AgentCard, Message, MessageSendParams, Task, TaskIdParams } from "@a2a-js/sdk";
+import { A2AError, DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from "@a2a-js/sdk/server";
 import { agentCard } from "@/lib/discovery/cards";
 import { SkillExecutor } from "@/lib/a2a/executor";
-import { checkMessage } from "@/lib/a2a/message";
-import { BoundedTaskStore, redactTask } from "@/lib/a2a/task-store";
+import { checkFollowUp, checkMessage } from "@/lib/a2a/message";
+import { a2aTaskStore, isTerminal, redactTask, type DatabaseTaskStore } from "@/lib/a2a/task-store";
+import { log } from "@/lib/log";
 import { processState } from "@/lib/process-state";
 import { paymentMethodsVersion } from "@/lib/payments/methods/registry";
 
 class ServiceRequestHandler extends DefaultRequestHandler {
+  constructor(
+    card: AgentCard,
+    private readonly tasks: DatabaseTaskStore,
+    executor: AgentExecutor,
+  ) {
+    super(card, tasks, executor);
+  }
+
   /**
    * Always answered when the task has finished: `configuration.blocking: false` would
    * return the submitted task and go on in the background, where a paid call would settle
-   * the payment and keep its result (a bundle token shown once) only in this process's
-   * task store, out of reach of another instance, and frozen mid-settlement on a
-   * serverless platform. Every skill finishes within the request (a product call, at
-   * most a settlement), so the client just gets the final task at once.
+   * the payment and keep its result (a bundle token shown once) only in a task written
+   * after the answer, and be frozen mid-settlement on a serverless platform. Every skill
+   * finishes within the request (a product call, at most a settlement), so the client
+   * just gets the final task at once.
+   *
+   * The task's writes of the request are flushed once it is answered (one write). A task
+   * that could not be stored is still answered when it is finished (the answer holds the
+   * whole result, and a payment is already settled or released); one that waits for
+   * more (input-required) is an error, since no instance could continue it.
    */
   override async sendMessage(params: MessageSendParams, context?: ServerCallContext): Promise<Message | Task> {
     checkMessage(params);
+    if (params.message.taskId) checkFollowUp(params.message, await this.tasks.load(params.message.taskId, context));
     if (params.configuration?.blocking === false) params = { ...params, configuration: { ...params.configuration, blocking: true } };
-    const result = await super.sendMessage(params, context);
+    let result: Message | Task;
+    try {
+      result = await super.sendMessage(params, context);
+    } catch (err) {
+      await this.flush(context).catch((e: unknown) => log.error("a2a.task_store_failed", { message: (e as Error)?.message }));
+      throw err;
+    }
+    try {
+      await this.flush(context);
+    } catch (err) {
+      log.error("a2a.task_store_failed", { message: (err as Error)?.message, task: result.kind === "task" ? result.id : undefined });
+      if (result.kind === "task" && !isTerminal(result.status.state)) {
+        throw A2AError.internalError("The task could not be stored, so it cannot be continued: send the message again (a payment already sent is answered with the answer it got).");
+      }
+    }
     return result.kind === "task" ? redactTask(result) : result;
+  }
+
+  /**
+   * Cancels a task wherever it was created. The answer is the task as stored after the
+   * write: a task another instance finished meanwhile is not cancelable (the stored
+   * task never goes back from a final state).
+   */
+  override async cancelTask(params: TaskIdParams, context?: ServerCallContext): Promise<Task> {
+    await super.cancelTask(params, context);
+    await this.flush(context);
+    const stored = await this.tasks.read(params.id);
+    if (!stored || stored.status.state !== "canceled") throw A2AError.taskNotCancelable(params.id);
+    return stored;
+  }
+
+  private async flush(context: ServerCallContext | undefined): Promise<void> {
+    await this.tasks.flush(context);
   }
 
   /**
@@ -52,9 +98,11 @@ function currentCard(): AgentCard {
 }
 
 /**
- * The process's A2A request handler, held as process-wide state: its task store is, and
- * both bindings (each a route bundle with its own copy of this module) must share it.
+ * The process's A2A request handler, held as process-wide state: both bindings (each a
+ * route bundle with its own copy of this module) share it, its event buses and its
+ * task store's group commit. Tasks themselves are in the database, shared by every
+ * instance (lib/a2a/task-store.ts).
  */
 export function a2aRequestHandler(): DefaultRequestHandler {
-  return processState("a2a.handler", () => new ServiceRequestHandler(currentCard(), new BoundedTaskStore(), new SkillExecutor()));
+  return processState("a2a.handler", () => new ServiceRequestHandler(currentCard(), a2aTaskStore(), new SkillExecutor()));
 }

@@ -5,7 +5,7 @@
  * (JSON-RPC -32602 / REST 400), never a task and never a 500.
  */
 import { A2AError } from "@a2a-js/sdk/server";
-import type { Message, MessageSendParams } from "@a2a-js/sdk";
+import type { Message, MessageSendParams, Task } from "@a2a-js/sdk";
 import { MAX_CREDENTIAL, type Credential } from "@/lib/access/credentials";
 import { META } from "@/lib/a2a/protocol";
 import { a2aSkill, a2aSkills } from "@/lib/a2a/skills";
@@ -80,5 +80,35 @@ export function checkMessage(params: MessageSendParams): void {
   if (skill !== undefined && !a2aSkill(skill)) invalid(`Unknown skill "${skill}". Skills: ${a2aSkills().map((s) => s.id).join(", ")}.`);
   if (skill === undefined && !message.taskId) {
     invalid(`Name the skill in message.metadata["${META.skill}"] (one of the agent card's skill ids), or continue a task with taskId.`);
+  }
+}
+
+/** Canonical JSON of a parameter object (keys sorted; numbers and booleans as the query string's text), for comparing. */
+function canonical(data: Json): string {
+  const keys = Object.keys(data).sort();
+  return JSON.stringify(keys.map((k) => [k, typeof data[k] === "number" || typeof data[k] === "boolean" ? String(data[k]) : data[k]]));
+}
+
+/**
+ * A message continuing `task` (its taskId) may only carry what continues it: a
+ * credential, or the same skill and parameters again. A task is one skill call, its
+ * skill and parameters fixed by the message that created it (task metadata), and the
+ * payment it asked for is priced for exactly that call; a follow-up naming another skill
+ * or other parameters is refused with an A2A invalid-params error (JSON-RPC -32602,
+ * HTTP+JSON 400) that says to start a new task, rather than silently delivering the
+ * task's own skill or re-pricing the task under the client. Unknown tasks are left to
+ * the SDK (task not found), as are finished ones (not modifiable).
+ */
+export function checkFollowUp(message: Message, task: Task | undefined): void {
+  if (!task) return;
+  const own = typeof task.metadata?.[META.skill] === "string" ? (task.metadata[META.skill] as string) : "";
+  const named = skillIdOf(message);
+  if (named !== undefined && named !== own) {
+    invalid(`Task ${task.id} calls skill "${own}"; this message names "${named}". A task is one skill call: send the message without taskId to start a task for "${named}".`);
+  }
+  const params = isObject(task.metadata?.params) ? task.metadata.params : {};
+  const hasData = message.parts.some((p) => p.kind === "data");
+  if (hasData && canonical(dataOf(message)) !== canonical(params)) {
+    invalid(`Task ${task.id} calls "${own}" with the parameters of the message that created it; this message carries others. Send it without taskId to start a task with these parameters.`);
   }
 }

@@ -37,6 +37,13 @@ const RESOURCES: ReadonlyArray<[RegExp, readonly RouteMethod[]]> = [
   [/^\/v1\/tasks\/[^/]+\/pushNotificationConfigs\/[^/]+$/, ["GET", "DELETE"]],
 ];
 
+/**
+ * POSTs whose request message is only the task id in the path (`tasks/{id}:cancel`,
+ * `tasks/{id}:subscribe`): an empty body is that message, not a parse error. The 0.3
+ * client's `cancelTask({id})` sends `Content-Type: application/json` and no body at all.
+ */
+const BODYLESS = /^\/v1\/tasks\/[^/]+:(cancel|subscribe)$/;
+
 /** The methods `subpath` serves; null when the binding has no such resource. */
 export function restMethods(subpath: string): readonly RouteMethod[] | null {
   return RESOURCES.find(([re]) => re.test(subpath))?.[1] ?? null;
@@ -57,7 +64,7 @@ export async function serveRest(req: Request, subpath: string): Promise<Response
   const url = new URL(req.url);
   let body: unknown;
   if (req.method === "POST") {
-    const read = await readJsonBody(req);
+    const read = await readJsonBody(req, { emptyAs: BODYLESS.test(subpath) ? {} : undefined });
     if (!read.ok) return restError(read.status, read.code, read.message, base);
     body = read.value;
   }

@@ -1,17 +1,54 @@
 /**
- * Where A2A tasks live between a payment requirement and the paying message. In process
- * memory, bounded (oldest evicted first) and expiring, because a task only has to
- * outlive one payment round trip: the durable facts (the payment, its nonce lock, the
- * receipt) are in the database like every other call's. Credentials the client sent in
- * message metadata are redacted before a task is stored, so neither tasks/get nor a later
- * answer ever shows a bundle token, an API key or a signed payment back.
+ * Where A2A tasks live between a payment requirement and the paying message: the
+ * database the instance already uses (PostgreSQL when DATABASE_URL is set, embedded PGlite
+ * otherwise), table a2a_tasks, so a task created on one instance is continued, paid or
+ * canceled on any other. The durable facts of a payment (its row, nonce lock, receipt)
+ * are in the payments tables like every other call's; a task is the A2A view of one call.
+ *
+ * - No secret is stored: the credentials a client sent in message metadata (bundle token,
+ *   API key, signed payment) are redacted before a task is kept, so neither tasks/get nor
+ *   a later answer ever shows one back.
+ * - Expiry: an hour after the task's last write (A2A_TASK_TTL_MS); expired rows are
+ *   never read and are swept by each instance every minute, which also deletes the
+ *   tasks beyond A2A_TASK_MAX_ROWS (those closest to expiry first).
+ * - Bounded size: the last A2A_TASK_MAX_HISTORY messages are kept, and a task whose JSON
+ *   is still over A2A_TASK_MAX_BYTES keeps its artifacts as a note (the answer that
+ *   created them carried them in full).
+ * - A finished task (completed, failed, canceled, rejected) is never overwritten, so a
+ *   late write from another instance cannot move it back; the one exception is a paid
+ *   call that completed while another instance canceled the waiting task: the call ran
+ *   and was charged, so the task says completed.
+ * - One write per request: the SDK saves a task on every event of a message (created,
+ *   artifact, status), up to four times. Within a request those saves stay in the
+ *   request's own buffer (the Caller, one per HTTP request) and reads there see them;
+ *   the handler flushes the buffer once the message is answered (lib/a2a/handler.ts).
+ *   Flushes from concurrent requests share one INSERT … ON CONFLICT statement (group
+ *   commit, lib/db/group-commit.ts).
  */
 import type { Message, Task } from "@a2a-js/sdk";
-import type { TaskStore } from "@a2a-js/sdk/server";
+import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import { META } from "@/lib/a2a/protocol";
+import { getDbHandle } from "@/lib/db/client";
+import { groupCommit } from "@/lib/db/group-commit";
+import { log } from "@/lib/log";
+import { processState } from "@/lib/process-state";
 
 const SECRET_KEYS = [META.bundleToken, META.apiKey, META.paymentPayload];
 const REDACTED = "[redacted]";
+
+/** How long a task is kept after its last write. */
+export const A2A_TASK_TTL_MS = 60 * 60 * 1000;
+/** Messages of a task's history kept (the newest). */
+export const A2A_TASK_MAX_HISTORY = 20;
+/**
+ * Most tasks kept at once, across every instance: beyond it the sweep deletes those
+ * closest to expiry first (a task costs the client nothing to create, so their number
+ * needs a bound besides the hour).
+ */
+export const A2A_TASK_MAX_ROWS = 100_000;
+/** Largest task JSON kept whole (the request bodies are at most 64 KiB each). */
+export const A2A_TASK_MAX_BYTES = 512 * 1024;
+const TERMINAL = ["completed", "failed", "canceled", "rejected"];
 
 function redact(m: Message): Message {
   const meta = m.metadata;
@@ -26,31 +63,143 @@ export function redactTask(task: Task): Task {
   return { ...task, history: task.history?.map(redact), status: { ...task.status, ...(task.status.message ? { message: redact(task.status.message) } : {}) } };
 }
 
-/** A TaskStore holding at most `max` tasks for `ttlMs` each. */
-export class BoundedTaskStore implements TaskStore {
-  private readonly tasks = new Map<string, { task: Task; expires: number }>();
-  constructor(
-    private readonly max = 10_000,
-    private readonly ttlMs = 60 * 60 * 1000,
-  ) {}
+/**
+ * JSON PostgreSQL's jsonb takes: it has no NUL character, so each `\u0000` escape (one
+ * preceded by an even run of backslashes, i.e. not itself escaped text) becomes U+FFFD.
+ */
+function toJson(task: Task): string {
+  const json = JSON.stringify(task);
+  return json.includes("\\u0000") ? json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, "$1\\ufffd") : json;
+}
 
-  async load(taskId: string): Promise<Task | undefined> {
-    const hit = this.tasks.get(taskId);
-    if (!hit) return undefined;
-    if (hit.expires <= Date.now()) {
-      this.tasks.delete(taskId);
-      return undefined;
-    }
-    return structuredClone(hit.task);
+/** The task as it is kept: redacted, its history cut to the newest messages, its size bounded. */
+export function boundedTask(task: Task, maxBytes = A2A_TASK_MAX_BYTES): { task: Task; json: string } {
+  let kept = redactTask(task);
+  if (kept.history && kept.history.length > A2A_TASK_MAX_HISTORY) kept = { ...kept, history: kept.history.slice(-A2A_TASK_MAX_HISTORY) };
+  let json = toJson(kept);
+  if (Buffer.byteLength(json) > maxBytes && kept.artifacts?.length) {
+    const note = (a: NonNullable<Task["artifacts"]>[number]) => ({ ...a, parts: [{ kind: "text" as const, text: `The artifact was over ${maxBytes} bytes: it was delivered in the answer that completed the task and is not kept.` }] });
+    kept = { ...kept, artifacts: kept.artifacts.map(note) };
+    json = toJson(kept);
+  }
+  if (Buffer.byteLength(json) > maxBytes) {
+    // Only metadata can still be this large (the parameters of the creating message); keep the status alone.
+    kept = { ...kept, history: [], artifacts: kept.artifacts?.map((a) => ({ ...a, parts: [] })) };
+    json = toJson(kept);
+  }
+  return { task: kept, json };
+}
+
+/** Where one request keeps the tasks it wrote until its flush (the binding's Caller implements it). */
+export interface TaskBuffer {
+  readonly pendingTasks: Map<string, Task>;
+  readonly readTasks: Map<string, Task>;
+}
+
+function bufferOf(context: ServerCallContext | undefined): TaskBuffer | undefined {
+  const user = context?.user as Partial<TaskBuffer> | undefined;
+  return user?.pendingTasks instanceof Map ? (user as TaskBuffer) : undefined;
+}
+
+interface Row {
+  id: string;
+  state: string;
+  json: string;
+}
+
+const UPSERT = `INSERT INTO a2a_tasks (id, state, task, expires_at, updated_at)
+SELECT r.id, r.state, r.task::jsonb, now() + make_interval(secs => $2::double precision / 1000), now()
+FROM jsonb_to_recordset($1::jsonb) AS r(id text, state text, task text)
+ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, task = EXCLUDED.task, expires_at = EXCLUDED.expires_at, updated_at = now()
+WHERE a2a_tasks.state NOT IN ('completed', 'failed', 'canceled', 'rejected')
+   OR (a2a_tasks.state = 'canceled' AND EXCLUDED.state = 'completed')`;
+
+async function writeRows(rows: Row[]): Promise<void> {
+  // One row per task: the last write of a task in the batch wins, as it would one by one.
+  const last = new Map<string, Row>();
+  for (const r of rows) last.set(r.id, r);
+  const h = await getDbHandle();
+  await h.query(UPSERT, [JSON.stringify([...last.values()].map((r) => ({ id: r.id, state: r.state, task: r.json }))), A2A_TASK_TTL_MS], { name: "a2a_task_upsert" });
+}
+
+const SWEEP_EVERY_MS = 60_000;
+
+/** A TaskStore over the a2a_tasks table. */
+export class DatabaseTaskStore implements TaskStore {
+  private readonly write = groupCommit<Row, void>(async (rows) => {
+    await writeRows(rows);
+    return rows.map(() => undefined);
+  });
+  private lastSweep = 0;
+
+  async load(taskId: string, context?: ServerCallContext): Promise<Task | undefined> {
+    const buffer = bufferOf(context);
+    const held = buffer?.pendingTasks.get(taskId) ?? buffer?.readTasks.get(taskId);
+    if (held) return structuredClone(held);
+    const task = await this.read(taskId);
+    if (task && buffer) buffer.readTasks.set(taskId, structuredClone(task));
+    return task;
   }
 
-  async save(task: Task): Promise<void> {
-    this.tasks.delete(task.id);
-    this.tasks.set(task.id, { task: structuredClone(redactTask(task)), expires: Date.now() + this.ttlMs });
-    while (this.tasks.size > this.max) {
-      const oldest = this.tasks.keys().next().value;
-      if (oldest === undefined) break;
-      this.tasks.delete(oldest);
-    }
+  /** The stored task, or undefined when there is none or it expired. */
+  async read(taskId: string): Promise<Task | undefined> {
+    const h = await getDbHandle();
+    const rows = await h.query<{ task: Task | string }>("SELECT task FROM a2a_tasks WHERE id = $1 AND expires_at > now()", [taskId], { name: "a2a_task_load" });
+    const t = rows[0]?.task;
+    if (t === undefined) return undefined;
+    return typeof t === "string" ? (JSON.parse(t) as Task) : t;
   }
+
+  async save(task: Task, context?: ServerCallContext): Promise<void> {
+    const buffer = bufferOf(context);
+    if (buffer) {
+      buffer.pendingTasks.set(task.id, structuredClone(redactTask(task)));
+      return;
+    }
+    await this.put(task);
+  }
+
+  /** Writes what the request of `context` holds (one statement for all of it, shared with concurrent flushes) and empties it. */
+  async flush(context: ServerCallContext | undefined): Promise<void> {
+    const buffer = bufferOf(context);
+    if (!buffer) return;
+    const tasks = [...buffer.pendingTasks.values()];
+    buffer.pendingTasks.clear();
+    await Promise.all(tasks.map((t) => this.put(t)));
+  }
+
+  private async put(task: Task): Promise<void> {
+    const { json } = boundedTask(task);
+    await this.write({ id: task.id, state: task.status.state, json });
+    this.maybeSweep();
+  }
+
+  /** Deletes expired tasks, at most once a minute per instance, off the request's path. */
+  private maybeSweep(): void {
+    const now = Date.now();
+    if (now - this.lastSweep < SWEEP_EVERY_MS) return;
+    this.lastSweep = now;
+    void this.sweep().catch((err: unknown) => log.warn("a2a.task_sweep_failed", { message: (err as Error)?.message }));
+  }
+
+  /** Deletes the expired tasks and, beyond `maxRows`, those closest to expiry; answers how many went. */
+  async sweep(maxRows = A2A_TASK_MAX_ROWS): Promise<number> {
+    const h = await getDbHandle();
+    const expired = await h.query<{ n: number }>("WITH d AS (DELETE FROM a2a_tasks WHERE expires_at <= now() RETURNING 1) SELECT count(*)::int AS n FROM d", []);
+    const over = await h.query<{ n: number }>(
+      "WITH d AS (DELETE FROM a2a_tasks WHERE expires_at <= (SELECT expires_at FROM a2a_tasks ORDER BY expires_at DESC OFFSET $1 LIMIT 1) RETURNING 1) SELECT count(*)::int AS n FROM d",
+      [maxRows],
+    );
+    return (expired[0]?.n ?? 0) + (over[0]?.n ?? 0);
+  }
+}
+
+/** Whether `state` is final (the SDK refuses to continue such a task). */
+export function isTerminal(state: string): boolean {
+  return TERMINAL.includes(state);
+}
+
+/** The process's task store (both bindings share it). */
+export function a2aTaskStore(): DatabaseTaskStore {
+  return processState("a2a.tasks", () => new DatabaseTaskStore());
 }

@@ -14,11 +14,16 @@ import { a2aExtensions } from "@/lib/discovery/cards";
 
 export type Body = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
 
-/** The request's JSON body; a refusal (-32700 unparsable, -32600 too large) otherwise. */
-export async function readJsonBody(req: Request): Promise<Body> {
+/**
+ * The request's JSON body; a refusal (-32700 unparsable, -32600 too large) otherwise.
+ * `emptyAs`: what an empty (or all-whitespace) body stands for, where the method's
+ * request has nothing beyond the URL; without it an empty body is unparsable JSON.
+ */
+export async function readJsonBody(req: Request, opts: { emptyAs?: unknown } = {}): Promise<Body> {
   const text = await readBounded(req, A2A_MAX_BODY_BYTES).catch(() => undefined);
   if (text === null) return { ok: false, status: 413, code: -32600, message: `Request body too large: at most ${A2A_MAX_BODY_BYTES} bytes.` };
   if (text === undefined) return { ok: false, status: 400, code: -32700, message: "The request body could not be read." };
+  if (opts.emptyAs !== undefined && text.trim() === "") return { ok: true, value: opts.emptyAs };
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {

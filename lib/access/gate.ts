@@ -23,7 +23,7 @@ import type { CreditsState, Granted, QuotaState, Refused } from "@/lib/access/ou
 import { buildRequirement, PaymentRequiredError, priceFor } from "@/lib/access/payment-required";
 import { consumeKeyCall, lookupKey, nextUtcMidnight } from "@/lib/access/keys";
 import { bundleState, consumeCredits, lookupBundle } from "@/lib/access/bundles";
-import { ApiError, ERROR_CODES, logUnexpected, type ErrorCode } from "@/lib/errors";
+import { ApiError, ERROR_CODES, logUnexpected, ServiceUnavailableError, type ErrorCode } from "@/lib/errors";
 import { authorizePayment, type AuthorizedPayment } from "@/lib/payments/authorize";
 import type { MethodId } from "@/lib/payments/methods/types";
 import { log } from "@/lib/log";
@@ -169,6 +169,17 @@ async function paymentGrant(req: AccessRequest, payload: string): Promise<Grant>
       reference = ref;
     });
   } catch (err) {
+    if (!(err instanceof ApiError)) {
+      // This request sends nothing before commit, but the payment may be one an earlier
+      // request settled (the lock that would have said so failed: the database gone
+      // mid-statement, say): so no claim about the payment as a whole, only about this
+      // request, and how to learn the rest.
+      logUnexpected(err, { product: req.product.id, surface: req.surface, where: "payment.authorize" });
+      throw new ServiceUnavailableError(
+        "The service could not take this payment right now (an internal failure); this request settled nothing. Send the same request with the same payment again in 10 s: you will get its answer, charged at most once.",
+        { retryAfterSeconds: 10, cause: err },
+      );
+    }
     throw await asRefusal(req, err, { method, reference });
   }
   const a = paid.answered;

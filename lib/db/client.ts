@@ -10,6 +10,7 @@ import { accessSync, constants, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { env } from "@/lib/config/env";
+import { lockDataDir, type DataDirLock } from "@/lib/db/data-dir-lock";
 import { applyMigrations, type SqlRunner } from "@/lib/db/migrate";
 import { log } from "@/lib/log";
 import { peekProcessState, processState, resetProcessState } from "@/lib/process-state";
@@ -133,6 +134,7 @@ async function openPostgres(url: string): Promise<DbHandle> {
 async function openPglite(dataDir: string): Promise<DbHandle> {
   const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import("@electric-sql/pglite"), import("pglite-prisma-adapter")]);
   let location = "memory://";
+  let lock: DataDirLock | undefined;
   if (dataDir !== "memory") {
     location = resolve(dataDir, "pglite");
     try {
@@ -146,6 +148,10 @@ async function openPglite(dataDir: string): Promise<DbHandle> {
           "point DATA_DIR at a writable folder, set DATABASE_URL (PostgreSQL), or DATA_DIR=memory for a throwaway database",
       );
     }
+    // One process per folder (lib/db/data-dir-lock.ts): refused with the holder named, and
+    // kept after a failed opening (this process still means to use the folder; the next
+    // call retries), released when the database is closed or the process exits.
+    lock = lockDataDir(dataDir);
   }
   const pg = new PGlite(location);
   await pg.waitReady;
@@ -166,6 +172,7 @@ async function openPglite(dataDir: string): Promise<DbHandle> {
     close: async () => {
       await prisma.$disconnect();
       await pg.close();
+      lock?.release();
     },
   };
 }

@@ -75,14 +75,19 @@ const json = (schema: Json) => ({ "application/json": { schema } });
 
 type PaymentFacts = ReturnType<typeof paymentFacts>;
 
-/** The payment headers a paid operation accepts: none when this instance takes no per-call payment. */
+/**
+ * The credentials a paid operation accepts. An operation only a per-call payment can
+ * satisfy (a bundle purchase) still declares that payment on an instance that takes none:
+ * `security: []` would say it needs no credential, yet it always answers 402. The x402
+ * scheme's description then says this instance refuses every payment (paymentSchemes).
+ */
 function securityOf(p: AnyProduct, pay: PaymentFacts): Json[] {
   const alts: Json[] = [];
   if (pay.perCall) alts.push({ x402: [] });
   if (pay.x402.length > 0) alts.push({ x402v2: [] });
   if (p.kind === "data") alts.push({ BundleToken: [] });
   if (p.kind === "data" && p.freeTier) alts.push({ ApiKeyAuth: [] });
-  return alts;
+  return alts.length > 0 ? alts : [{ x402: [] }];
 }
 
 function paidOperation(p: AnyProduct, pay: PaymentFacts): Json {
@@ -287,10 +292,16 @@ function mcpOperations(templated: boolean): Json {
   };
 }
 
-/** The payment headers as security schemes, each naming the methods it carries; absent when none is accepted. */
+/**
+ * The payment headers as security schemes, each naming the methods it carries. Without
+ * any per-call method only `x402` remains, saying so: the operations that nothing else
+ * pays (securityOf) reference it, and it tells a client not to try.
+ */
 function paymentSchemes(pay: PaymentFacts): Json {
   const out: Json = {};
-  if (pay.perCall) {
+  if (!pay.perCall) {
+    out.x402 = { type: "apiKey", in: "header", name: "X-PAYMENT", description: "Per-call payment is not configured on this instance: every payment is refused with 402. Operations that only a payment satisfies (a bundle purchase) cannot be paid here; data operations take a bundle token or a free-tier key." };
+  } else {
     const x402 = pay.x402.length > 0 ? `signed for one of the \`accepts[]\` of the 402 body (scheme exact: ${pay.x402.map((m) => m.label).join(" or ")})` : "";
     const others = pay.others.map((m) => `${m.label} (scheme ${m.scheme}, offered in the 402 body)`);
     out.x402 = { type: "apiKey", in: "header", name: "X-PAYMENT", description: `x402 v1 payment: base64 payment payload ${[x402, ...others].filter(Boolean).join("; or ")}. Satisfies any paid operation.` };
@@ -306,6 +317,8 @@ function components(products: readonly AnyProduct[], pay: PaymentFacts): Json {
   for (const p of products) outputs[schemaName(p)] = jsonSchemaOf(p.output);
   const errorCodes = Object.keys(ERROR_CODES);
   const str = { type: "string" };
+  // /v1/manifest's network: the first x402 method's CAIP-2 network, null when no x402 method is accepted.
+  const nullableNetwork = { type: ["string", "null"], description: "CAIP-2 network of the first accepted x402 method (e.g. eip155:8453); null when this instance accepts no x402 payment." };
   return {
     securitySchemes: {
       ...paymentSchemes(pay),
@@ -434,8 +447,8 @@ function components(products: readonly AnyProduct[], pay: PaymentFacts): Json {
         properties: {
           name: str,
           version: str,
-          network: str,
-          endpoints: { type: "array", items: { type: "object", required: ["path", "price_usd", "network"], properties: { path: str, method: str, price_usd: str, network: str, tags: { type: "array", items: str }, tool: { type: ["object", "null"] }, params: { type: "array", items: { type: "object" } } } } },
+          network: nullableNetwork,
+          endpoints: { type: "array", items: { type: "object", required: ["path", "price_usd", "network"], properties: { path: str, method: str, price_usd: str, network: nullableNetwork, tags: { type: "array", items: str }, tool: { type: ["object", "null"] }, params: { type: "array", items: { type: "object" } } } } },
           attestation_public_key: { type: ["object", "string", "null"], description: `Ed25519 public key verifying ${productById("attested-quote").path} signatures (null when the database is unreachable)` },
         },
       },

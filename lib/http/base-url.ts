@@ -24,7 +24,7 @@ export interface BaseUrlInfo {
   vary: string[];
 }
 
-function validHost(h: string | null | undefined): string | undefined {
+export function validHost(h: string | null | undefined): string | undefined {
   const s = h?.trim();
   return s && s.length <= MAX_HOST && HOST_RE.test(s) ? s.toLowerCase() : undefined;
 }

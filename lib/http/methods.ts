@@ -38,7 +38,10 @@ export function otherMethods<S extends RouteMethod>(served: readonly S[]): Recor
   const out: Partial<Record<RouteMethod, Handler>> = {};
   for (const m of ROUTE_METHODS) {
     if ((served as readonly RouteMethod[]).includes(m)) continue;
-    out[m] = m === "OPTIONS" ? () => optionsResponse(served) : (req) => methodNotAllowed(req.method, served);
+    // The method is the export's own name: the request is not read at all. Next hands a
+    // force-static route (e.g. /health/live) a proxy of the request whose getters throw
+    // "Illegal invocation" on Node 26 (undici's brand check), so `req.method` was a 500.
+    out[m] = m === "OPTIONS" ? () => optionsResponse(served) : () => methodNotAllowed(m, served);
   }
   return out as Record<Exclude<RouteMethod, S>, Handler>;
 }

@@ -1,5 +1,5 @@
 /**
- * The README's MCP tools table, rendered from the same tool definitions the server
+ * The MCP tools table of docs/mcp.md, rendered from the same tool definitions the server
  * registers (names, prices, paths, arguments, accepted credentials).
  */
 import { CREDENTIAL_ARGS } from "@/lib/mcp/arguments";

@@ -130,6 +130,25 @@ function duplicateAnswer(body: unknown, d: DuplicateMember): Response {
   return jsonRpcError(400, -32600, `Invalid Request: "${d.name}" is given ${d.values.length} times in ${where}; send each member once.`, firstId(body));
 }
 
+/** The first protocol revision without JSON-RPC batching (MCP 2025-06-18 removed it; 2025-03-26 had added it). */
+const NO_BATCH_SINCE = "2025-06-18";
+
+/**
+ * Why a batch is refused under the protocol revision the client negotiated, or null when
+ * that revision has batching. This server is stateless, so the negotiated revision is
+ * what the client sends with every request after `initialize`: the MCP-Protocol-Version
+ * header (absent: 2025-03-26, as the specification tells servers to assume), or the
+ * revision an `initialize` inside the batch asks for. Revision strings are dates, so
+ * they compare as text.
+ */
+function batchRefusal(req: Request, batch: unknown[]): string | null {
+  const header = req.headers.get("mcp-protocol-version")?.trim();
+  const asked = batch.map((m) => (isObject(m) && m.method === "initialize" && isObject(m.params) && typeof m.params.protocolVersion === "string" ? m.params.protocolVersion : null)).find((v) => v !== null);
+  const version = header || asked || null;
+  if (version === null || version < NO_BATCH_SINCE) return null;
+  return `Invalid Request: JSON-RPC batches are not part of MCP protocol ${version} (batching was removed in ${NO_BATCH_SINCE}); send one message per POST.`;
+}
+
 /** The MCP transport: the caller's request (body already read) and the JSON-RPC message or batch it carried → the answer. */
 export type Transport = (req: Request, body: unknown) => Promise<Response>;
 
@@ -148,6 +167,10 @@ async function serveTransport(req: Request, transport: Transport): Promise<Respo
   for (const m of messages) {
     const problem = jsonRpcProblem(m);
     if (problem) return jsonRpcError(400, -32600, `Invalid Request: ${problem}.`, isObject(m) && isId(m.id) ? m.id : null);
+  }
+  if (Array.isArray(body)) {
+    const refused = batchRefusal(req, body);
+    if (refused) return jsonRpcError(400, -32600, refused, null);
   }
   const duplicate = findDuplicateMember(text);
   if (duplicate) return duplicateAnswer(body, duplicate);

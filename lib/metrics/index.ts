@@ -18,7 +18,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { processState } from "@/lib/process-state";
-import { feeUnit } from "@/lib/payments/fee-unit";
+import { feeUnit } from "@/lib/metrics/fee-unit";
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 

@@ -15,7 +15,7 @@
 import { getDbHandle } from "@/lib/db/client";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
-import { feeUnit } from "@/lib/payments/fee-unit";
+import { feeUnit } from "@/lib/metrics/fee-unit";
 import { processState } from "@/lib/process-state";
 
 /** How long a failed payment's fee counts against its payer's budget. */

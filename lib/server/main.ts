@@ -14,21 +14,26 @@
  */
 import { createServer, maxHeaderSize, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import next from "next";
 import { env, resetEnvForTests as rereadEnv } from "@/lib/config/env";
+import { claimDataDirAtStart } from "@/lib/db/data-dir-lock";
 import { clientIpStamper } from "@/lib/http/client-ip";
 import { log } from "@/lib/log";
 import { peekProcessState } from "@/lib/process-state";
 import { toApiError } from "@/lib/errors";
 import { hardenServer } from "@/lib/server/client-error";
 import { installVaryAccept } from "@/lib/server/vary-accept";
+import { startFastLane } from "@/lib/server/fast-lane";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
 async function main(): Promise<void> {
   process.env.NEXT_TELEMETRY_DISABLED = "1";
   const cfg = env();
+  // Another server on the same embedded database folder: say so and stop, before anything starts.
+  claimDataDirAtStart(cfg);
 
   let closeSim: (() => Promise<void>) | undefined;
   if (cfg.UPSTREAM_MODE === "simulated") {
@@ -48,9 +53,12 @@ async function main(): Promise<void> {
   await app.prepare();
   const handle = app.getRequestHandler();
   const stampClientIp = clientIpStamper(cfg.TRUST_PROXY_HOPS);
+  // The agents' surfaces straight to their route handlers (lib/server/fast-lane.ts).
+  const lane = startFastLane({ distDir: join(root, process.env.NEXT_DIST_DIR || ".next") });
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     stampClientIp(req);
+    if (lane?.serve(req, res)) return;
     handle(req, res).catch((err: unknown) => {
       // Last resort (routes answer their own errors): the same 503 as errorResponse.
       const known = toApiError(err, { where: "server" });

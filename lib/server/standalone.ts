@@ -12,12 +12,29 @@
  * Wrapping `http.createServer` rather than re-implementing server.js keeps Next's own
  * start-up (its embedded config, its request handler, its "Ready" line) exactly as
  * Next builds it.
+ *
+ * The same wrapper puts the fast lane (lib/server/fast-lane.ts) in front of Next's
+ * request listener, as the custom server does: the agents' surfaces go straight to the
+ * route modules Next loaded, everything else to Next.
  */
 import http from "node:http";
+import { fileURLToPath } from "node:url";
+import { DEFAULT_DATA_DIR } from "@/lib/config/env";
+import { claimDataDirAtStart } from "@/lib/db/data-dir-lock";
 import { hardenServer } from "@/lib/server/client-error";
+import { withFastLane } from "@/lib/server/fast-lane";
+
+// A second server on the same embedded database folder (two containers on one volume)
+// stops here with the reason, as `npm start` does (lib/db/data-dir-lock.ts). Read from
+// the environment directly: env() would cache the configuration before Next loads it.
+claimDataDirAtStart({ DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR ?? DEFAULT_DATA_DIR });
 
 const create = http.createServer;
+// Next's build folder beside this file (the standalone folder keeps the build's name).
+const distDir = fileURLToPath(new URL(`./${process.env.NEXT_DIST_DIR || ".next"}/`, import.meta.url));
 http.createServer = function createHardenedServer(this: unknown, ...args: unknown[]) {
+  const at = args.findIndex((a) => typeof a === "function");
+  if (at >= 0) args[at] = withFastLane(args[at] as http.RequestListener, { distDir, resolveFrom: import.meta.url });
   const server = (create as (...a: unknown[]) => http.Server).apply(this, args);
   hardenServer(server, http.maxHeaderSize);
   return server;

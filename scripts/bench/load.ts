@@ -95,10 +95,21 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
   };
 }
 
-/** Prints one `name: value` line. */
+/** Every figure reported since the last `takeReported()` (what scripts/bench.ts writes to docs/benchmarks.json). */
+let reported: Record<string, number | string> = {};
+
+/** Prints one `name: value` line and keeps the figure, as printed, for the results file. */
 export function report(name: string, value: number | string, unit = ""): void {
   const v = typeof value === "number" ? (Number.isInteger(value) ? String(value) : value.toFixed(value < 10 ? 3 : 1)) : value;
   console.log(`${name}: ${v}${unit ? ` ${unit}` : ""}`);
+  reported[name] = typeof value === "number" && Number.isFinite(value) ? Number(v) : unit ? `${v} ${unit}` : v;
+}
+
+/** The figures reported since the last call, and a fresh start. */
+export function takeReported(): Record<string, number | string> {
+  const r = reported;
+  reported = {};
+  return r;
 }
 
 export interface Target {

@@ -251,6 +251,47 @@ describe("A2A x402 flow: every branch of the a2a-x402 state machine", () => {
     expect(before - (await chain.usdcBalance(payer.address))).toBe(PRICE_FNG);
   });
 
+  it("cancel: the SDK client's cancelTask({id}) over HTTP+JSON (a POST with no body) and over JSON-RPC cancels an input-required task; a finished task is not cancelable", async () => {
+    for (const client of [rest, rpc]) {
+      const first = await send(client, message({ skill: "fng" }));
+      expect(first.status.state).toBe("input-required");
+      const canceled = await client.cancelTask({ id: first.id });
+      expect(canceled.status.state).toBe("canceled");
+      expect((await client.getTask({ id: first.id })).status.state).toBe("canceled");
+      await expect(client.cancelTask({ id: first.id })).rejects.toThrow(/cancel/i);
+    }
+    // The raw form the 0.3 client sends: JSON content type, no body at all.
+    const t = await send(rest, message({ skill: "fng" }));
+    const raw = await fetch(`${fx.svc.url}/a2a/v1/tasks/${t.id}:cancel`, { method: "POST", headers: { "Content-Type": "application/json" } });
+    expect(raw.status, await raw.clone().text()).toBeLessThan(300);
+    // The HTTP+JSON binding writes the protobuf JSON form of the state.
+    expect(((await raw.json()) as J).status.state).toBe("TASK_STATE_CANCELLED");
+    const unknown = await fetch(`${fx.svc.url}/a2a/v1/tasks/${randomUUID()}:cancel`, { method: "POST", headers: { "Content-Type": "application/json" } });
+    expect(unknown.status).toBe(404);
+    // message:send still needs its body.
+    const noBody = await fetch(`${fx.svc.url}/a2a/v1/message:send`, { method: "POST", headers: { "Content-Type": "application/json" } });
+    expect(noBody.status).toBe(400);
+  });
+
+  it("a follow-up naming another skill, or other parameters, is refused (start a new task); the task still takes its own payment", async () => {
+    const first = await send(rest, message({ skill: "fng" }));
+    expect(first.status.state).toBe("input-required");
+    const payload = await signer.createPaymentPayload(meta(first)["x402.payment.required"]);
+    const before = await chain.usdcBalance(payer.address);
+    for (const client of [rest, rpc]) {
+      await expect(client.sendMessage(message({ taskId: first.id, skill: "sentiment-report", metadata: submitted(payload) }), x402Options)).rejects.toThrow(/calls skill "fng"; this message names "sentiment-report"/);
+      await expect(client.sendMessage(message({ taskId: first.id, skill: "prediction", data: { limit: 3 }, metadata: submitted(payload) }), x402Options)).rejects.toThrow(/without taskId/);
+    }
+    await expect(rest.sendMessage(message({ taskId: first.id, data: { limit: 3 }, metadata: submitted(payload) }), x402Options)).rejects.toThrow(/other/);
+    expect(await chain.usdcBalance(payer.address)).toBe(before);
+    expect((await rest.getTask({ id: first.id })).status.state).toBe("input-required");
+    // Naming the task's own skill again is fine.
+    const done = await send(rpc, message({ taskId: first.id, skill: "fng", metadata: submitted(payload) }));
+    expect(done.status.state, JSON.stringify(done.status)).toBe("completed");
+    expect(FNG.output.safeParse(artifactData(done)).success).toBe(true);
+    expect(before - (await chain.usdcBalance(payer.address))).toBe(PRICE_FNG);
+  });
+
   it("payment-rejected: the client declines, the task ends canceled with its (empty) receipts, nothing is charged", async () => {
     const first = await send(rest, message({ skill: "fng" }));
     const payload = await signer.createPaymentPayload(meta(first)["x402.payment.required"]);

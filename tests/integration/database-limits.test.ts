@@ -1,6 +1,6 @@
 /**
  * What an instance asks of its database. PostgreSQL: the pool opens at most
- * DATABASE_POOL_MAX connections (default 10 per instance; README "Deploying"), counted in
+ * DATABASE_POOL_MAX connections (default 10 per instance; docs/deployment.md), counted in
  * pg_stat_activity while the test holds a lock that every request waits on, so each
  * request keeps its connection and the pool is as full as it can get. Embedded database:
  * a DATA_DIR that cannot be used answers 503 with Retry-After on /health/ready and on a

@@ -1,8 +1,10 @@
 /** The A2A pieces that need no server: message checks, credential reading, task redaction, x402 error codes. */
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Message, Task } from "@a2a-js/sdk";
 import { checkMessage, credentialOf, dataOf } from "@/lib/a2a/message";
-import { BoundedTaskStore, redactTask } from "@/lib/a2a/task-store";
+import { boundedTask, DatabaseTaskStore, redactTask } from "@/lib/a2a/task-store";
+import { resetEnvForTests } from "@/lib/config/env";
+import { closeDb, getDbHandle } from "@/lib/db/client";
 import { paymentErrorCode } from "@/lib/a2a/x402";
 import { a2aSkills } from "@/lib/a2a/skills";
 import { PRODUCTS } from "@/lib/catalog";
@@ -38,31 +40,84 @@ describe("A2A messages", () => {
   });
 });
 
-describe("A2A task store", () => {
-  const task = (): Task => ({
+describe("A2A task store (the instance's database; here embedded PGlite in memory)", () => {
+  const task = (over: Partial<Task> = {}): Task => ({
     kind: "task",
     id: "t1",
     contextId: "c",
-    status: { state: "completed" },
+    status: { state: "input-required" },
     history: [msg({ metadata: { skill: "fng", api_key: "echo_fk_secret", "x402.payment.payload": { s: 1 } } })],
+    ...over,
+  });
+  /** A request's buffer, as the bindings' Caller carries it. */
+  const request = () => ({ user: { pendingTasks: new Map<string, Task>(), readTasks: new Map<string, Task>() } }) as never;
+  beforeAll(() => {
+    process.env.DATA_DIR = "memory";
+    delete process.env.DATABASE_URL;
+    resetEnvForTests();
+  });
+  afterAll(async () => {
+    await closeDb();
+    resetEnvForTests();
   });
 
   it("never keeps or returns the credentials a message carried", async () => {
     expect(JSON.stringify(redactTask(task()))).not.toContain("echo_fk_secret");
-    const store = new BoundedTaskStore(2, 60_000);
+    const store = new DatabaseTaskStore();
     await store.save(task());
     const loaded = await store.load("t1");
     expect(loaded?.history?.[0]?.metadata).toEqual({ skill: "fng", api_key: "[redacted]", "x402.payment.payload": "[redacted]" });
+    const rows = await (await getDbHandle()).query<{ task: unknown }>("SELECT task FROM a2a_tasks WHERE id = 't1'", []);
+    expect(JSON.stringify(rows)).not.toContain("echo_fk_secret");
   });
 
-  it("evicts the oldest task beyond its bound and forgets expired ones", async () => {
-    const store = new BoundedTaskStore(2, 60_000);
-    for (const id of ["a", "b", "c"]) await store.save({ ...task(), id });
-    expect(await store.load("a")).toBeUndefined();
-    expect(await store.load("c")).toBeDefined();
-    const short = new BoundedTaskStore(10, -1);
-    await short.save(task());
-    expect(await short.load("t1")).toBeUndefined();
+  it("keeps a request's writes in its buffer until the flush, then writes them once; another request reads the stored task", async () => {
+    const store = new DatabaseTaskStore();
+    const ctx = request();
+    await store.save(task({ id: "b1", status: { state: "submitted" } }), ctx);
+    await store.save(task({ id: "b1", status: { state: "completed" } }), ctx);
+    expect((await store.load("b1", ctx))?.status.state).toBe("completed");
+    expect(await store.load("b1")).toBeUndefined();
+    await store.flush(ctx);
+    expect((await store.load("b1", request()))?.status.state).toBe("completed");
+  });
+
+  it("never moves a finished task back (a late write from another instance), but a paid completion replaces a cancel", async () => {
+    const store = new DatabaseTaskStore();
+    await store.save(task({ id: "f1", status: { state: "completed" } }));
+    await store.save(task({ id: "f1", status: { state: "input-required" } }));
+    expect((await store.load("f1"))?.status.state).toBe("completed");
+    await store.save(task({ id: "f2", status: { state: "canceled" } }));
+    await store.save(task({ id: "f2", status: { state: "completed" } }));
+    expect((await store.load("f2"))?.status.state).toBe("completed");
+    await store.save(task({ id: "f2", status: { state: "canceled" } }));
+    expect((await store.load("f2"))?.status.state).toBe("completed");
+  });
+
+  it("forgets expired tasks, bounds the history and the size, and takes text PostgreSQL's jsonb has no character for", async () => {
+    const store = new DatabaseTaskStore();
+    await store.save(task({ id: "e1" }));
+    await (await getDbHandle()).query("UPDATE a2a_tasks SET expires_at = now() - interval '1 second' WHERE id = 'e1'", []);
+    expect(await store.load("e1")).toBeUndefined();
+    const many = Array.from({ length: 50 }, (_, i) => msg({ messageId: `m${i}` }));
+    await store.save(task({ id: "h1", history: many }));
+    expect((await store.load("h1"))?.history?.map((m) => m.messageId)).toEqual(many.slice(-20).map((m) => m.messageId));
+    const big = { artifactId: "a", parts: [{ kind: "data" as const, data: { pad: "x".repeat(600_000) } }] };
+    const { task: kept, json } = boundedTask(task({ id: "s1", status: { state: "completed" }, artifacts: [big] }));
+    expect(Buffer.byteLength(json)).toBeLessThanOrEqual(512 * 1024);
+    expect(kept.artifacts?.[0]?.parts[0]).toMatchObject({ kind: "text", text: expect.stringMatching(/delivered in the answer/) });
+    // Beyond the row bound the sweep keeps the tasks written last.
+    for (const id of ["r1", "r2", "r3"]) await store.save(task({ id }));
+    // Distinct expiry times (three writes can fall in one millisecond): r3 written last.
+    for (const [id, s] of [["r1", 1], ["r2", 2], ["r3", 3]] as const) await (await getDbHandle()).query(`UPDATE a2a_tasks SET expires_at = now() + interval '2 hours' + make_interval(secs => $1) WHERE id = $2`, [s, id]);
+    const total = async () => (await (await getDbHandle()).query<{ n: number }>("SELECT count(*)::int AS n FROM a2a_tasks", []))[0]!.n;
+    const n = await total();
+    expect(await store.sweep(2)).toBe(n - 2);
+    expect(await total()).toBe(2);
+    expect(await store.load("r3")).toBeDefined();
+    expect(await store.load("r1")).toBeUndefined();
+    await store.save(task({ id: "n1", history: [msg({ parts: [{ kind: "text", text: "a\u0000b \\u0000" }] })] }));
+    expect((await store.load("n1"))?.history?.[0]?.parts[0]).toEqual({ kind: "text", text: "a\uFFFDb \\u0000" });
   });
 });
 

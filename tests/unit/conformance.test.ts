@@ -71,6 +71,21 @@ describe("Allow", () => {
     expect(opt.status).toBe(204);
     expect(opt.headers.get("allow")).toBe("GET, HEAD, OPTIONS, POST");
   });
+
+  it("answers without reading the request (a force-static route's request throws on Node 26)", async () => {
+    // Next wraps a force-static route's request in a proxy whose getters throw
+    // "Illegal invocation" on Node 26: /health/live answered POST with a 500.
+    const hostile = new Proxy(new Request("http://x.test/health/live", { method: "DELETE" }), {
+      get() {
+        throw new TypeError("Illegal invocation");
+      },
+    });
+    const other = otherMethods(["GET"]);
+    const res = other.DELETE(hostile);
+    expect(res.status).toBe(405);
+    expect((await res.json()).error.message).toMatch(/^DELETE is not served here/);
+    expect(other.OPTIONS(hostile).status).toBe(204);
+  });
 });
 
 describe("client errors", () => {

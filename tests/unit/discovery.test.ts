@@ -386,3 +386,43 @@ describe("caches stay bounded whatever the Host header", () => {
     expect(await specPdf(`http://p${PDF_CACHE_MAX + 5}.flood.test`)).toBe(await specPdf(`http://p${PDF_CACHE_MAX + 5}.flood.test`));
   });
 });
+
+describe("an instance with no per-call payment configured", () => {
+  const keys = ["PAY_TO_ADDRESS", "FACILITATOR_URL", "FACILITATOR_PRIVATE_KEY", "SOLANA_PAY_TO_ADDRESS", "SOLANA_FEE_PAYER_SECRET", "STELLAR_PAY_TO_ADDRESS"] as const;
+  const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
+  afterEach(() => {
+    for (const k of keys) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+    resetEnvForTests();
+  });
+
+  it("/v1/manifest answers what its own OpenAPI schema admits (network null), here and on an instance taking x402", async () => {
+    const { catalogManifest } = await import("@/lib/discovery/manifest");
+    const check = () => {
+      const oas = buildOpenApi(BASE) as { components: { schemas: Record<string, object> } };
+      const validate = new Ajv2020({ strict: false, allErrors: true }).compile(oas.components.schemas.Manifest!);
+      const manifest = catalogManifest(new Request(`${BASE}/v1/manifest`), null, []);
+      expect(validate(manifest), JSON.stringify(validate.errors)).toBe(true);
+      return manifest as { network: string | null; endpoints: Array<{ network: string | null }> };
+    };
+    expect(check().network).toBe("eip155:8453");
+    for (const k of keys) delete process.env[k];
+    resetEnvForTests();
+    const none = check();
+    expect(none.network).toBeNull();
+    expect(none.endpoints.every((e) => e.network === null)).toBe(true);
+  });
+
+  it("declares the bundle purchase as needing a payment (never security: []) and says no payment is accepted here", () => {
+    for (const k of keys) delete process.env[k];
+    resetEnvForTests();
+    const oas = buildOpenApi(BASE) as { paths: Record<string, Record<string, Op>>; components: { securitySchemes: Record<string, { description: string }> } };
+    for (const path of bundlePaths()) expect(oas.paths[path]!.get!.security, path).toEqual([{ x402: [] }]);
+    expect(oas.components.securitySchemes.x402!.description).toMatch(/not configured on this instance: every payment is refused/);
+    expect(oas.components.securitySchemes.x402v2).toBeUndefined();
+    // Data operations keep the credentials that do work here.
+    expect(oas.paths["/v1/fng"]!.get!.security).toEqual([{ BundleToken: [] }, { ApiKeyAuth: [] }]);
+  });
+});

@@ -274,6 +274,41 @@ describe("HTTP layer over the MCP transport", () => {
     expect(res.status).toBe(200);
     expect(seen).toEqual({ jsonrpc: "2.0", id: 1, method: "ping" });
   });
+
+  it("answers a JSON-RPC batch per the negotiated protocol: served for 2025-03-26 (and without the header, which means 2025-03-26), refused for 2025-06-18 and later", async () => {
+    let calls = 0;
+    const echo = async () => {
+      calls++;
+      return new Response("[]", { headers: { "Content-Type": "application/json" } });
+    };
+    const batch = [
+      { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      { jsonrpc: "2.0", id: 2, method: "ping" },
+    ];
+    const post = (body: unknown, version?: string) =>
+      new Request("http://127.0.0.1/mcp", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...(version ? { "MCP-Protocol-Version": version } : {}) },
+        body: JSON.stringify(body),
+      });
+    for (const version of ["2025-03-26", "2024-11-05", undefined]) {
+      expect((await serveMcp(post(batch, version), null, echo)).status, String(version)).toBe(200);
+    }
+    expect(calls).toBe(3);
+    for (const version of ["2025-06-18", "2025-11-25"]) {
+      const res = await serveMcp(post(batch, version), null, echo);
+      expect(res.status, version).toBe(400);
+      const body = await res.json();
+      expect(body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
+      expect(body.error.message).toContain(`MCP protocol ${version}`);
+    }
+    // An initialize asking for 2025-06-18 inside a batch negotiates a revision without batches.
+    const init = [{ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }, { jsonrpc: "2.0", method: "notifications/initialized" }];
+    expect((await serveMcp(post(init), null, echo)).status).toBe(400);
+    // A single message is never a batch.
+    expect((await serveMcp(post(batch[0], "2025-06-18"), null, echo)).status).toBe(200);
+    expect(calls).toBe(4);
+  });
 });
 
 describe("a lone request's SSE answer", () => {

@@ -91,3 +91,10 @@ export type SenderNonceLease = Prisma.SenderNonceLeaseModel
  * transaction instead of sending a second one (x402's PendingSettlementStore).
  */
 export type PendingSettlement = Prisma.PendingSettlementModel
+/**
+ * Model A2aTask
+ * A2A tasks (lib/a2a/task-store.ts), shared by every instance so any instance continues
+ * any task: the task as the A2A answer shows it (credentials redacted), its state (a
+ * finished task is never overwritten) and when it expires (an hour after its last write).
+ */
+export type A2aTask = Prisma.A2aTaskModel

@@ -185,6 +185,28 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
     throw locked.reason;
   }
   const lock = locked.value;
+  try {
+    return await holdLocked(o, lock, verified, ahead, budget, spending);
+  } catch (err) {
+    // A payment taken over from an earlier attempt may have been transferred by it: an
+    // unforeseen failure while its outcome is worked out is pending, never "nothing was charged".
+    if (lock.reclaimed && !(err instanceof ApiError)) {
+      log.error("payment.takeover_failed", { paymentId: lock.id, message: (err as Error)?.message });
+      throw pending(lock.id, "an internal failure while the outcome of an earlier attempt was read");
+    }
+    throw err;
+  }
+}
+
+/** The rest of holdPayment, once the lock is taken: `budget` and `spending`, the payer's fee budget and its failed settlements' fees (being read). */
+async function holdLocked(
+  o: HoldInput,
+  lock: PaymentLock,
+  verified: PromiseSettledResult<CheckedVerify>,
+  ahead: SendAhead | null,
+  budget: bigint | null,
+  spending: Promise<bigint | null> | null,
+): Promise<AuthorizedPayment> {
   if (verified.status !== "fulfilled" || !verified.value.isValid || !lock.optimistic?.reserved || lock.reclaimed) ahead?.free();
   if (verified.status === "rejected") {
     await releaseLock(lock);

@@ -2,8 +2,8 @@
  * Optimistic settlement for micro-prices (EVM, in-process facilitator): a call priced at
  * most X402_OPTIMISTIC_MAX_USD is delivered once its payment is verified (signature,
  * window, amount, and the transfer simulated on chain) and the transfer is broadcast; the
- * transfer is confirmed after the response (Next's `after()`, so serverless platforms
- * keep the function alive for it).
+ * transfer is confirmed after the response (lib/http/after-response.ts: Next's `after()`,
+ * so serverless platforms keep the function alive for it, or the fast lane's scheduler).
  *
  * The risk is bounded: a payer's unconfirmed value across instances stays under
  * X402_OPTIMISTIC_PAYER_CAP_USD (beyond it calls settle in confirmed mode), and a payer
@@ -16,7 +16,7 @@
  * payment in between: the row keeps the signed payment and is reconciled right away, and
  * by the sweep of any instance later (lib/payments/x402/reconcile.ts).
  */
-import { after } from "next/server";
+import { afterResponse } from "@/lib/http/after-response";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
@@ -61,15 +61,6 @@ export function settlementMode(lock: PaymentLock, payer: string | null): "optimi
     );
   }
   return "confirmed";
-}
-
-/** Runs `task` after the response is sent (Next's after()); outside a request, just in the background. */
-function afterResponse(task: () => Promise<void>): void {
-  try {
-    after(task);
-  } catch {
-    void task();
-  }
 }
 
 /** Confirms a broadcast optimistic payment after the response and records its outcome. */

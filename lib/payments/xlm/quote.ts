@@ -1,7 +1,7 @@
 /**
  * Native XLM payments with a memo.
  *
- * Flow (documented in the README):
+ * Flow (documented in docs/paying.md, "Native XLM with a memo"):
  * 1. A paid call without credentials answers with the payment requirement; when
  *    STELLAR_PAY_TO_ADDRESS is set it carries `xlm`: destination, the exact XLM amount
  *    (the USD price converted at the current XLM/USD rate, rounded up to the stroop), a

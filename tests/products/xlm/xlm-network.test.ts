@@ -5,6 +5,7 @@ import { validateOrThrow } from "@/lib/catalog/validate";
 import { xlmNetwork } from "@/lib/catalog/products/xlm/xlm-network";
 import { UnavailableError } from "@/lib/errors";
 import { coinMarkets } from "@/lib/market/sources/coingecko";
+import { dp } from "@/lib/market/xlm/format";
 import { getFeeStats, getLatestLedger, getXlmUsdcTradeAggregations, getXlmUsdcTrades } from "@/lib/market/sources/horizon";
 import { useSimulator } from "../../helpers/in-process";
 import { PAIR_QUERY, freezeTime, raw, total } from "./raw";
@@ -38,7 +39,9 @@ describe("GET /v1/xlm-network", () => {
       base_fee_xlm: 0.00001,
       base_reserve_xlm: 0.5,
     });
-    expect(out.ledger.age_seconds).toBeCloseTo((now - Date.parse(led.closed_at)) / 1000, 1);
+    // Exactly the age rounded to 0.1 s (toBeCloseTo(x, 1) wants < 0.05 and failed when the
+    // age's hundredths were 5: 1.95 s answered 2).
+    expect(out.ledger.age_seconds).toBe(dp((now - Date.parse(led.closed_at)) / 1000, 1));
     expect(out.ledger.age_seconds).toBeLessThanOrEqual(6);
     expect(out.ledger.tx_failure_pct).toBeCloseTo((failed / (ok + failed)) * 100, 2);
 

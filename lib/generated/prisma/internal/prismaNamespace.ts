@@ -404,7 +404,8 @@ export const ModelName = {
   ServiceSecret: 'ServiceSecret',
   SenderNonce: 'SenderNonce',
   SenderNonceLease: 'SenderNonceLease',
-  PendingSettlement: 'PendingSettlement'
+  PendingSettlement: 'PendingSettlement',
+  A2aTask: 'A2aTask'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -420,7 +421,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "bundle" | "apiKey" | "payment" | "accessLog" | "serviceSecret" | "senderNonce" | "senderNonceLease" | "pendingSettlement"
+    modelProps: "bundle" | "apiKey" | "payment" | "accessLog" | "serviceSecret" | "senderNonce" | "senderNonceLease" | "pendingSettlement" | "a2aTask"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1016,6 +1017,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    A2aTask: {
+      payload: Prisma.$A2aTaskPayload<ExtArgs>
+      fields: Prisma.A2aTaskFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.A2aTaskFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$A2aTaskPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.A2aTaskFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$A2aTaskPayload>
+        }
+        findFirst: {
+          args: Prisma.A2aTaskFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$A2aTaskPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.A2aTaskFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$A2aTaskPayload>
+        }
+        findMany: {
+          args: Prisma.A2aTaskFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$A2aTaskPayload>[]
+        }
+        create: {
+          args: Prisma.A2aTaskCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$A2aTaskPayload>
+        }
+        createMany: {
+          args: Prisma.A2aTaskCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.A2aTaskCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$A2aTaskPayload>[]
+        }
+        delete: {
+          args: Prisma.A2aTaskDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$A2aTaskPayload>
+        }
+        update: {
+          args: Prisma.A2aTaskUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$A2aTaskPayload>
+        }
+        deleteMany: {
+          args: Prisma.A2aTaskDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.A2aTaskUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.A2aTaskUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$A2aTaskPayload>[]
+        }
+        upsert: {
+          args: Prisma.A2aTaskUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$A2aTaskPayload>
+        }
+        aggregate: {
+          args: Prisma.A2aTaskAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateA2aTask>
+        }
+        groupBy: {
+          args: Prisma.A2aTaskGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.A2aTaskGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.A2aTaskCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.A2aTaskCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1171,12 +1246,30 @@ export const PendingSettlementScalarFieldEnum = {
 export type PendingSettlementScalarFieldEnum = (typeof PendingSettlementScalarFieldEnum)[keyof typeof PendingSettlementScalarFieldEnum]
 
 
+export const A2aTaskScalarFieldEnum = {
+  id: 'id',
+  state: 'state',
+  task: 'task',
+  expiresAt: 'expiresAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type A2aTaskScalarFieldEnum = (typeof A2aTaskScalarFieldEnum)[keyof typeof A2aTaskScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
 } as const
 
 export type SortOrder = (typeof SortOrder)[keyof typeof SortOrder]
+
+
+export const JsonNullValueInput = {
+  JsonNull: JsonNull
+} as const
+
+export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
 
 
 export const QueryMode = {
@@ -1193,6 +1286,15 @@ export const NullsOrder = {
 } as const
 
 export type NullsOrder = (typeof NullsOrder)[keyof typeof NullsOrder]
+
+
+export const JsonNullValueFilter = {
+  DbNull: DbNull,
+  JsonNull: JsonNull,
+  AnyNull: AnyNull
+} as const
+
+export type JsonNullValueFilter = (typeof JsonNullValueFilter)[keyof typeof JsonNullValueFilter]
 
 
 
@@ -1261,6 +1363,20 @@ export type ListBigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaMod
  * Reference to a field of type 'Boolean'
  */
 export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
+    
+
+
+/**
+ * Reference to a field of type 'Json'
+ */
+export type JsonFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Json'>
+    
+
+
+/**
+ * Reference to a field of type 'QueryMode'
+ */
+export type EnumQueryModeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'QueryMode'>
     
 
 
@@ -1436,6 +1552,7 @@ export type GlobalOmitConfig = {
   senderNonce?: Prisma.SenderNonceOmit
   senderNonceLease?: Prisma.SenderNonceLeaseOmit
   pendingSettlement?: Prisma.PendingSettlementOmit
+  a2aTask?: Prisma.A2aTaskOmit
 }
 
 /* Types for Logging */

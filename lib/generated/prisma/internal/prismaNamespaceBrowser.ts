@@ -58,7 +58,8 @@ export const ModelName = {
   ServiceSecret: 'ServiceSecret',
   SenderNonce: 'SenderNonce',
   SenderNonceLease: 'SenderNonceLease',
-  PendingSettlement: 'PendingSettlement'
+  PendingSettlement: 'PendingSettlement',
+  A2aTask: 'A2aTask'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -193,12 +194,30 @@ export const PendingSettlementScalarFieldEnum = {
 export type PendingSettlementScalarFieldEnum = (typeof PendingSettlementScalarFieldEnum)[keyof typeof PendingSettlementScalarFieldEnum]
 
 
+export const A2aTaskScalarFieldEnum = {
+  id: 'id',
+  state: 'state',
+  task: 'task',
+  expiresAt: 'expiresAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type A2aTaskScalarFieldEnum = (typeof A2aTaskScalarFieldEnum)[keyof typeof A2aTaskScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
 } as const
 
 export type SortOrder = (typeof SortOrder)[keyof typeof SortOrder]
+
+
+export const JsonNullValueInput = {
+  JsonNull: JsonNull
+} as const
+
+export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
 
 
 export const QueryMode = {
@@ -215,4 +234,13 @@ export const NullsOrder = {
 } as const
 
 export type NullsOrder = (typeof NullsOrder)[keyof typeof NullsOrder]
+
+
+export const JsonNullValueFilter = {
+  DbNull: DbNull,
+  JsonNull: JsonNull,
+  AnyNull: AnyNull
+} as const
+
+export type JsonNullValueFilter = (typeof JsonNullValueFilter)[keyof typeof JsonNullValueFilter]
 
