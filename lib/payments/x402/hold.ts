@@ -162,7 +162,11 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   let ask: ReturnType<typeof optimisticAsk> = null;
   const bound = o.costBound?.now();
   try {
-    if (!o.costBound || bound === null) ask = optimisticAsk(o.payload, o.req, o.payer);
+    // Known to cost more than its share: never optimistic (the confirmed path refuses it
+    // at the fees it would pay). Unknown yet (no fees read lately on this instance): it may
+    // be optimistic, judged before its handler runs (holdLocked), so an idle instance's
+    // first payment is not made to wait for a block.
+    if (!o.costBound || !(bound instanceof ApiError)) ask = optimisticAsk(o.payload, o.req, o.payer);
   } catch {
     // No in-process facilitator could be built: the verification says why; never optimistic.
   }
@@ -186,7 +190,7 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   }
   const lock = locked.value;
   try {
-    return await holdLocked(o, lock, verified, ahead, budget, spending);
+    return await holdLocked(o, lock, verified, ahead, budget, spending, bound);
   } catch (err) {
     // A payment taken over from an earlier attempt may have been transferred by it: an
     // unforeseen failure while its outcome is worked out is pending, never "nothing was charged".
@@ -206,6 +210,7 @@ async function holdLocked(
   ahead: SendAhead | null,
   budget: bigint | null,
   spending: Promise<bigint | null> | null,
+  bound: ApiError | null | undefined,
 ): Promise<AuthorizedPayment> {
   if (verified.status !== "fulfilled" || !verified.value.isValid || !lock.optimistic?.reserved || lock.reclaimed) ahead?.free();
   if (verified.status === "rejected") {
@@ -246,8 +251,9 @@ async function holdLocked(
     mode = settlementMode(lock, o.payer);
     // An optimistic broadcast was signed ahead with the fees `now` passed; a confirmed send
     // is judged at the fees it will pay (read during verification, see prepare()), so fees
-    // that fell since `now`'s refusal no longer refuse it.
-    if (!lock.reclaimed && o.costBound && mode === "confirmed") await o.costBound.check();
+    // that fell since `now`'s refusal no longer refuse it; an optimistic one whose cost was
+    // not known then is judged now, before its handler runs and anything is delivered.
+    if (!lock.reclaimed && o.costBound && (mode === "confirmed" || bound === undefined)) await o.costBound.check();
   } catch (err) {
     ahead?.free();
     await releaseLock(lock);
