@@ -150,7 +150,7 @@ export const CONFIG_DOCS: Record<keyof Env, string> = {
   PORT: "HTTP port (0 picks a free port).",
   HOST: "Interface to listen on.",
   PUBLIC_BASE_URL: "Base URL written into discovery documents and payment requirements; defaults to the request's origin (Host header; X-Forwarded-Host/-Proto only with TRUST_PROXY_HOPS > 0), in which case documents are cached `private`. Set it in production.",
-  DATA_DIR: "Folder for the embedded PGlite database (`memory` keeps it in memory).",
+  DATA_DIR: "Folder for the embedded PGlite database (`memory` keeps it in memory). One process per folder: a second server on it is refused (lock file `pglite.lock`).",
   DATABASE_URL: "PostgreSQL URL; when set, PostgreSQL replaces the embedded database (`?schema=name` selects a schema).",
   REDIS_URL: "Redis URL; when set, rate limits use @upstash/ratelimit on it instead of in-process counters.",
   REDIS_KEY_PREFIX: "Prefix of every Redis key this service writes (separates deployments sharing one Redis).",
