@@ -250,6 +250,11 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
       response = new Response(null, { status: 500 });
     }
     if (tasks.length) res.once("close", () => runAfter(tasks));
+    // A body the route did not read to its end (a 413 past the size limit, a refusal
+    // before parsing) was handed to fetch's Request, which stopped reading it: the rest is
+    // still on the connection, where a kept-alive socket would take it for the next
+    // request's bytes and that request would hang. Close this connection after the answer.
+    if (hasBody && !req.complete) res.shouldKeepAlive = false;
     await next.sendResponse(new next.NodeNextRequest(req), new next.NodeNextResponse(res), response);
   }
 
