@@ -55,3 +55,17 @@ export function venueOut(v: VenueRead): z.infer<typeof venueSchema> {
     error: v.error,
   };
 }
+
+/** The best leg of the arbitrage scan's example answer: one fact for both examples that carry it (arb-opportunities, sentiment-report). */
+export const EXAMPLE_BEST_LEG: z.infer<typeof arbLegSchema> = {
+  venue: "binance",
+  direction: "buy_sdex_sell_cex",
+  buy_price: 0.4204213,
+  sell_price: 0.4198797,
+  gross_spread_pct: -0.0289,
+  net_spread_pct: -0.1288,
+  filled_xlm: 10000,
+  complete: true,
+  go: false,
+  quote_currency: "USDT",
+};

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { defineProduct } from "@/lib/catalog/types";
 import { xlmArbitrage } from "@/lib/market/xlm/arbitrage";
 import { dp, sig, sigOrNull } from "@/lib/market/xlm/format";
-import { arbLegSchema, legOut, venueOut, venueSchema } from "@/lib/catalog/products/xlm/arb-format";
+import { arbLegSchema, EXAMPLE_BEST_LEG, legOut, venueOut, venueSchema } from "@/lib/catalog/products/xlm/arb-format";
 
 const output = z.object({
   verdict: z.enum(["go", "no_go"]).describe("go when at least one leg fills the size on SDEX and nets at least threshold_pct after fees"),
@@ -47,18 +47,7 @@ export const arbOpportunities = defineProduct({
   output,
   example: {
     verdict: "no_go",
-    best: {
-      venue: "binance",
-      direction: "buy_sdex_sell_cex",
-      buy_price: 0.4204213,
-      sell_price: 0.4198797,
-      gross_spread_pct: -0.0289,
-      net_spread_pct: -0.1288,
-      filled_xlm: 10000,
-      complete: true,
-      go: false,
-      quote_currency: "USDT",
-    },
+    best: EXAMPLE_BEST_LEG,
     opportunities: [
       {
         venue: "kraken",

@@ -10,7 +10,7 @@ import { failureReason } from "@/lib/market/xlm/failure";
 import { dp, dpOrNull, sigOrNull } from "@/lib/market/xlm/format";
 import { readXlmSentiment } from "@/lib/market/xlm/snapshot";
 import { SDEX_BOOK_LEVELS } from "@/lib/market/xlm/sdex";
-import { arbLegSchema, legOut } from "@/lib/catalog/products/xlm/arb-format";
+import { arbLegSchema, EXAMPLE_BEST_LEG, legOut } from "@/lib/catalog/products/xlm/arb-format";
 
 const status = z.enum(["ok", "unavailable"]).describe("unavailable when the upstream failed (left out of the composite, weights renormalised)");
 const score = z.number().min(-1).max(1).nullable().describe("Component score in [-1, 1]; null when unavailable");
@@ -148,18 +148,7 @@ export const sentimentReport = defineProduct({
     arbitrage: {
       status: "ok",
       verdict: "no_go",
-      best: {
-        venue: "binance",
-        direction: "buy_sdex_sell_cex",
-        buy_price: 0.4204213,
-        sell_price: 0.4198797,
-        gross_spread_pct: -0.0289,
-        net_spread_pct: -0.1288,
-        filled_xlm: 10000,
-        complete: true,
-        go: false,
-        quote_currency: "USDT",
-      },
+      best: EXAMPLE_BEST_LEG,
       size_xlm: 10000,
       threshold_pct: 0.5,
       venues_unavailable: [],
