@@ -1,8 +1,28 @@
 import { defineConfig } from "vitest/config";
 
-// Two projects: "unit" (pure functions, adapters and handlers against the in-process
-// upstream simulator; no build needed) and "integration" (the built service over real
-// HTTP, real databases, local chain, MCP client). Only the latter builds the app.
+// Three projects: "unit" (pure functions, adapters and handlers against the in-process
+// upstream simulator; no build needed), "integration" (the built service over real
+// HTTP, real databases, local chain, MCP client), and "integration-next-start": the HTTP
+// contract, payment, MCP and A2A suites again, unchanged, against plain `next start` (the
+// shape serverless platforms run: the route files without the fast lane or the custom
+// server; tests/helpers/service.ts reads SERVICE_SHAPE). The integration projects build the app.
+const integration = {
+  environment: "node",
+  testTimeout: 60_000,
+  hookTimeout: 180_000,
+  pool: "forks",
+  globalSetup: ["tests/helpers/global-setup.ts"],
+} as const;
+
+/** The suites that must hold on both lanes (issue 29): run by "integration" and "integration-next-start". */
+export const BOTH_LANES = [
+  "tests/integration/http-catalog.test.ts",
+  "tests/integration/conformance.test.ts",
+  "tests/integration/payments.test.ts",
+  "tests/integration/mcp.test.ts",
+  "tests/integration/a2a.test.ts",
+];
+
 export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
@@ -18,15 +38,11 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: {
-          name: "integration",
-          include: ["tests/integration/**/*.test.ts"],
-          environment: "node",
-          testTimeout: 60_000,
-          hookTimeout: 180_000,
-          pool: "forks",
-          globalSetup: ["tests/helpers/global-setup.ts"],
-        },
+        test: { name: "integration", include: ["tests/integration/**/*.test.ts"], ...integration },
+      },
+      {
+        extends: true,
+        test: { name: "integration-next-start", include: BOTH_LANES, env: { SERVICE_SHAPE: "next-start" }, ...integration },
       },
     ],
   },

@@ -43,5 +43,8 @@ ensureSidePackage("tests/clients");
 ensureSidePackage("tools");
 
 run("typecheck", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]);
+// Every vitest project (vitest.config.mts): unit, integration, and integration-next-start,
+// which runs the HTTP contract, payment, MCP and A2A suites a second time against plain
+// `next start` (SERVICE_SHAPE=next-start), the lane-less shape serverless platforms run.
 run("vitest", bin("vitest"), ["run", ...only]);
 if (browserTests) run("playwright", join(browserDir, "node_modules/.bin/playwright"), ["test", "--config", join(browserDir, "playwright.config.ts")], browserDir);

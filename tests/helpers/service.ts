@@ -6,6 +6,11 @@
  * "standalone"` runs the standalone folder's entry, serve.js (Next's server.js with the
  * service's JSON client-error answers, lib/server/standalone.ts), as the container does,
  * from a temporary copy of the standalone folder.
+ *
+ * SERVICE_SHAPE=next-start in the test process makes `next-start` the default entry: the
+ * suites that must hold on both lanes (vitest.config.ts, project "integration-next-start")
+ * run unchanged against plain `next start`, the shape serverless platforms run, with no
+ * fast lane and no custom server in front. A suite that names its entry keeps it.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
@@ -13,12 +18,16 @@ import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { TestContext } from "vitest";
+import { SERVER_TIMEOUTS } from "@/lib/server/client-error";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
 export interface Service {
   url: string;
   port: number;
+  /** What runs: `npm start`'s server, plain `next start`, or the standalone serve.js. */
+  entry: "server" | "next-start" | "standalone";
   child: ChildProcess;
   logs: () => string;
   stop: () => Promise<void>;
@@ -34,6 +43,43 @@ export interface ServiceOptions {
   standaloneDir?: string;
   /** Extra Node.js flags for the service process (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
   nodeArgs?: string[];
+}
+
+export type ServiceShape = "server" | "next-start";
+
+/**
+ * The entry a suite gets when it names none: `npm start`'s server (the fast lane in front
+ * of Next), or plain `next start` when SERVICE_SHAPE=next-start. Anything else is refused,
+ * so a typo cannot quietly test the default shape twice.
+ */
+export function serviceShape(): ServiceShape {
+  const shape = process.env.SERVICE_SHAPE;
+  if (shape === undefined || shape === "" || shape === "server") return "server";
+  if (shape === "next-start") return shape;
+  throw new Error(`SERVICE_SHAPE=${shape}: expected "server" (npm start, the default) or "next-start"`);
+}
+
+/**
+ * Skips the running test, with `why` as the reporter's note, unless this run's default
+ * shape is `npm start`'s server: for checks of what only that server has (the fast lane
+ * and its debug log, say), in the suites that also run against plain `next start`. Call it
+ * first in the test body: `it("…", (ctx) => { onlyOnServer(ctx, "the lane's debug log"); … })`.
+ */
+export function onlyOnServer(ctx: Pick<TestContext, "skip">, why: string): void {
+  ctx.skip(serviceShape() !== "server", `only npm start's server has this: ${why} (this run: ${serviceShape()})`);
+}
+
+/**
+ * `next start`'s flags when the shape comes from SERVICE_SHAPE: keep-alive as long as
+ * the service's own servers keep it (SERVER_TIMEOUTS, 65 s; Next's own flag for this). Under
+ * Node's 5 s default the suites' HTTP client, on a loaded 2-core machine, reused
+ * connections the server was closing: conformance's discovery test failed with ECONNRESET
+ * in 2 of 4 runs. That is the client's keep-alive race, not an answer of the service; the
+ * suites test the answers. A suite that names `next-start` itself (deploy-shapes) gets
+ * Next's defaults, as a platform's plain command does.
+ */
+function nextStartKeepAlive(named: ServiceOptions["entry"]): string[] {
+  return named === undefined ? ["--keepAliveTimeout", String(SERVER_TIMEOUTS.keepAliveTimeout)] : [];
 }
 
 export async function freePort(): Promise<number> {
@@ -60,10 +106,11 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
   // its ether is valued 400 times lower than X402_GAS_TOKEN_USD's default, so the gas bound
   // (X402_MAX_GAS_SHARE) judges a settlement here as it would one on Base.
   if (!("X402_GAS_TOKEN_USD" in (opts.env ?? {}))) env.X402_GAS_TOKEN_USD = "10";
+  const entry = opts.entry ?? serviceShape();
   let args: string[];
   let cwd = root;
   let copy: string | undefined;
-  if (opts.entry === "standalone") {
+  if (entry === "standalone") {
     // server.js reads PORT with `|| 3000`, so 0 would mean 3000: hand it a free port.
     const { assembleStandalone } = await import("../../scripts/standalone.mjs");
     Object.assign(env, { PORT: String(await freePort()), HOSTNAME: "127.0.0.1" });
@@ -77,8 +124,8 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
     args = [join(copy, "serve.js")];
   } else {
     args =
-      opts.entry === "next-start"
-        ? [join(root, "node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", "0"]
+      entry === "next-start"
+        ? [join(root, "node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", "0", ...nextStartKeepAlive(opts.entry)]
         : ["--import", "tsx", join(root, "lib/server/main.ts")];
   }
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...args], {
@@ -102,7 +149,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
     }, opts.timeoutMs ?? 60_000);
     const check = () => {
       const m =
-        opts.entry === "next-start" || opts.entry === "standalone"
+        entry === "next-start" || entry === "standalone"
           ? out.includes("Ready in") && out.match(/- Local:\s+(http:\/\/\S+)/)
           : out.match(/"event":"server\.ready","url":"([^"]+)"/);
       if (m) {
@@ -123,6 +170,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
   return {
     url,
     port: Number(new URL(url).port),
+    entry,
     child,
     logs: () => out,
     stop: async () => {
