@@ -5,6 +5,10 @@
  *   npm run bench              all sections
  *   npm run bench -- core      only the service-core figures (also: lane, payments, mcp, a2a)
  *
+ * After its sections it prints the table's rows for them (lib/docs/bench-results.ts): the
+ * issue-29 figures (lane, payments, mcp, a2a) and the others, each with its target and
+ * whether it is met. Every service it starts is `npm start`'s server (the fast lane).
+ *
  * Sections register themselves in scripts/bench/*.ts. Each section that finishes writes
  * its figures, with the date, the commit and the machine, to docs/benchmarks.json
  * (replacing that section's previous entry; history stays in git), and `npm run readme`
@@ -13,7 +17,8 @@
 import { spawnSync } from "node:child_process";
 import { ensureBuild } from "./start.mjs";
 import { takeReported } from "./bench/load";
-import { BENCH_RESULTS_FILE, describeMachine, recordSection } from "@/lib/docs/bench-results";
+import { BENCH_RESULTS_FILE, benchSummary, describeMachine, recordSection, type BenchResults } from "@/lib/docs/bench-results";
+import { serviceShape } from "../tests/helpers/service";
 import { coreBench, fastLaneBench } from "./bench/core";
 import { paymentsBench } from "./bench/payments";
 import { mcpBench } from "./bench/mcp";
@@ -22,7 +27,7 @@ import { a2aBench } from "./bench/a2a";
 type Section = { name: string; run: () => Promise<void> };
 const sections: Section[] = [
   { name: "core", run: coreBench },
-  // The fast-lane figures alone (core runs them too).
+  // The fast lane against bare Node and against Next's pipeline (issue 29).
   { name: "lane", run: fastLaneBench },
   { name: "payments", run: paymentsBench },
   { name: "mcp", run: mcpBench },
@@ -42,9 +47,16 @@ function commit(): string | null {
 }
 
 async function main(): Promise<void> {
+  // The figures and their targets are `npm start`'s server's; SERVICE_SHAPE (the test
+  // suites' switch to plain `next start`) would measure another server under their names.
+  if (serviceShape() !== "server") throw new Error("npm run bench measures npm start's server: unset SERVICE_SHAPE");
   (ensureBuild as () => void)();
   const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((w) => !sections.some((s) => s.name === w));
+  if (unknown.length) throw new Error(`unknown section(s) ${unknown.join(", ")}: expected ${sections.map((s) => s.name).join(", ")}`);
   const measured = commit();
+  const ran: string[] = [];
+  let results: BenchResults | undefined;
   for (const s of sections) {
     if (wanted.length && !wanted.includes(s.name)) continue;
     console.log(`# ${s.name}`);
@@ -52,9 +64,13 @@ async function main(): Promise<void> {
     const machine = describeMachine();
     takeReported();
     await s.run();
-    recordSection(BENCH_RESULTS_FILE, s.name, { date, commit: measured, machine, figures: takeReported() });
+    results = recordSection(BENCH_RESULTS_FILE, s.name, { date, commit: measured, machine, figures: takeReported() });
+    ran.push(s.name);
     console.log(`# ${s.name}: figures written to docs/benchmarks.json (render the table with npm run readme)`);
   }
+  if (!results) return;
+  console.log("# targets (the table npm run readme renders from docs/benchmarks.json)");
+  for (const line of benchSummary(results, ran)) console.log(line);
 }
 
 main().then(

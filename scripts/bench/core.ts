@@ -4,6 +4,7 @@
  *   measured in alternating windows;
  * - cold-cache fan-in: 200 concurrent requests → requests per upstream resource;
  * - cold-cache composite latency with injected upstream delays vs slowest and sum;
+ * and, as section "lane" of scripts/bench.ts (run once in a full run, not by core):
  * - the fast lane (lib/server/fast-lane.ts, issue 29): a key call against a bare Node
  *   server answering the same bytes, its p99 over p50 at 50 connections, and the same
  *   call through Next's pipeline (a FAST_LANE=0 server) for scale.
@@ -27,7 +28,6 @@ export async function coreBench(): Promise<void> {
     }
     await fanIn(sim);
     await coldLatency(sim);
-    await fastLane(sim.env);
   } finally {
     await sim.close();
   }
