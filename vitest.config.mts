@@ -10,9 +10,9 @@ const integration = {
   environment: "node",
   testTimeout: 60_000,
   hookTimeout: 180_000,
-  pool: "forks",
+  pool: "forks" as const,
   globalSetup: ["tests/helpers/global-setup.ts"],
-} as const;
+};
 
 /** The suites that must hold on both lanes (issue 29): run by "integration" and "integration-next-start". */
 export const BOTH_LANES = [

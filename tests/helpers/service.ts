@@ -18,7 +18,6 @@ import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { TestContext } from "vitest";
 import { SERVER_TIMEOUTS } from "@/lib/server/client-error";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -65,7 +64,7 @@ export function serviceShape(): ServiceShape {
  * and its debug log, say), in the suites that also run against plain `next start`. Call it
  * first in the test body: `it("…", (ctx) => { onlyOnServer(ctx, "the lane's debug log"); … })`.
  */
-export function onlyOnServer(ctx: Pick<TestContext, "skip">, why: string): void {
+export function onlyOnServer(ctx: { skip(condition: boolean, note?: string): void }, why: string): void {
   ctx.skip(serviceShape() !== "server", `only npm start's server has this: ${why} (this run: ${serviceShape()})`);
 }
 
