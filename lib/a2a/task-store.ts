@@ -25,7 +25,8 @@
  *   Flushes from concurrent requests share one INSERT … ON CONFLICT statement (group
  *   commit, lib/db/group-commit.ts).
  */
-import type { Message, Task } from "@a2a-js/sdk";
+import { Task, TaskState, type ListTasksRequest, type ListTasksResponse, type Message } from "@a2a-js/sdk";
+import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import { META } from "@/lib/a2a/protocol";
 import { getDbHandle } from "@/lib/db/client";
@@ -48,7 +49,18 @@ export const A2A_TASK_MAX_HISTORY = 20;
 export const A2A_TASK_MAX_ROWS = 100_000;
 /** Largest task JSON kept whole (the request bodies are at most 64 KiB each). */
 export const A2A_TASK_MAX_BYTES = 512 * 1024;
-const TERMINAL = ["completed", "failed", "canceled", "rejected"];
+/** The `state` column: the task state's short name (the terminal ones are named in UPSERT's guard). */
+const STATE_NAME: Record<number, string> = {
+  [TaskState.TASK_STATE_SUBMITTED]: "submitted",
+  [TaskState.TASK_STATE_WORKING]: "working",
+  [TaskState.TASK_STATE_COMPLETED]: "completed",
+  [TaskState.TASK_STATE_FAILED]: "failed",
+  [TaskState.TASK_STATE_CANCELED]: "canceled",
+  [TaskState.TASK_STATE_INPUT_REQUIRED]: "input-required",
+  [TaskState.TASK_STATE_REJECTED]: "rejected",
+  [TaskState.TASK_STATE_AUTH_REQUIRED]: "auth-required",
+};
+const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
 
 function redact(m: Message): Message {
   const meta = m.metadata;
@@ -60,31 +72,34 @@ function redact(m: Message): Message {
 
 /** The task without the credentials its messages carried. */
 export function redactTask(task: Task): Task {
-  return { ...task, history: task.history?.map(redact), status: { ...task.status, ...(task.status.message ? { message: redact(task.status.message) } : {}) } };
+  const status = task.status?.message ? { ...task.status, message: redact(task.status.message) } : task.status;
+  return { ...task, history: task.history.map(redact), status };
 }
 
 /**
- * JSON PostgreSQL's jsonb takes: it has no NUL character, so each `\u0000` escape (one
+ * The task's A2A 1.0 proto JSON (the wire form, stable across SDK versions), as
+ * PostgreSQL's jsonb takes it: jsonb has no NUL character, so each `\u0000` escape (one
  * preceded by an even run of backslashes, i.e. not itself escaped text) becomes U+FFFD.
  */
 function toJson(task: Task): string {
-  const json = JSON.stringify(task);
+  const json = JSON.stringify(Task.toJSON(task));
   return json.includes("\\u0000") ? json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, "$1\\ufffd") : json;
 }
 
 /** The task as it is kept: redacted, its history cut to the newest messages, its size bounded. */
 export function boundedTask(task: Task, maxBytes = A2A_TASK_MAX_BYTES): { task: Task; json: string } {
   let kept = redactTask(task);
-  if (kept.history && kept.history.length > A2A_TASK_MAX_HISTORY) kept = { ...kept, history: kept.history.slice(-A2A_TASK_MAX_HISTORY) };
+  if (kept.history.length > A2A_TASK_MAX_HISTORY) kept = { ...kept, history: kept.history.slice(-A2A_TASK_MAX_HISTORY) };
   let json = toJson(kept);
-  if (Buffer.byteLength(json) > maxBytes && kept.artifacts?.length) {
-    const note = (a: NonNullable<Task["artifacts"]>[number]) => ({ ...a, parts: [{ kind: "text" as const, text: `The artifact was over ${maxBytes} bytes: it was delivered in the answer that completed the task and is not kept.` }] });
+  if (Buffer.byteLength(json) > maxBytes && kept.artifacts.length) {
+    const text = `The artifact was over ${maxBytes} bytes: it was delivered in the answer that completed the task and is not kept.`;
+    const note = (a: Task["artifacts"][number]) => ({ ...a, parts: [{ content: { $case: "text" as const, value: text }, metadata: undefined, filename: "", mediaType: "" }] });
     kept = { ...kept, artifacts: kept.artifacts.map(note) };
     json = toJson(kept);
   }
   if (Buffer.byteLength(json) > maxBytes) {
     // Only metadata can still be this large (the parameters of the creating message); keep the status alone.
-    kept = { ...kept, history: [], artifacts: kept.artifacts?.map((a) => ({ ...a, parts: [] })) };
+    kept = { ...kept, history: [], artifacts: kept.artifacts.map((a) => ({ ...a, parts: [] })) };
     json = toJson(kept);
   }
   return { task: kept, json };
@@ -144,10 +159,18 @@ export class DatabaseTaskStore implements TaskStore {
   /** The stored task, or undefined when there is none or it expired. */
   async read(taskId: string): Promise<Task | undefined> {
     const h = await getDbHandle();
-    const rows = await h.query<{ task: Task | string }>("SELECT task FROM a2a_tasks WHERE id = $1 AND expires_at > now()", [taskId], { name: "a2a_task_load" });
+    const rows = await h.query<{ task: unknown }>("SELECT task FROM a2a_tasks WHERE id = $1 AND expires_at > now()", [taskId], { name: "a2a_task_load" });
     const t = rows[0]?.task;
     if (t === undefined) return undefined;
-    return typeof t === "string" ? (JSON.parse(t) as Task) : t;
+    return Task.fromJSON(typeof t === "string" ? JSON.parse(t) : t);
+  }
+
+  /**
+   * ListTasks (A2A 1.0) is not offered: tasks have no owner here (a task id is the only
+   * key to a task, like a receipt id), so a list would show every client's tasks.
+   */
+  async list(_params: ListTasksRequest, _context?: ServerCallContext): Promise<ListTasksResponse> {
+    throw new UnsupportedOperationError("ListTasks is not offered: read a task by its id (GetTask).");
   }
 
   async save(task: Task, context?: ServerCallContext): Promise<void> {
@@ -170,7 +193,7 @@ export class DatabaseTaskStore implements TaskStore {
 
   private async put(task: Task): Promise<void> {
     const { json } = boundedTask(task);
-    await this.write({ id: task.id, state: task.status.state, json });
+    await this.write({ id: task.id, state: stateName(task.status?.state), json });
     this.maybeSweep();
   }
 
@@ -195,8 +218,13 @@ export class DatabaseTaskStore implements TaskStore {
 }
 
 /** Whether `state` is final (the SDK refuses to continue such a task). */
-export function isTerminal(state: string): boolean {
-  return TERMINAL.includes(state);
+export function isTerminal(state: TaskState | undefined): boolean {
+  return state !== undefined && TERMINAL.has(state);
+}
+
+/** The `state` column's name of `state`. */
+export function stateName(state: TaskState | undefined): string {
+  return (state !== undefined && STATE_NAME[state]) || "unspecified";
 }
 
 /** The process's task store (both bindings share it). */

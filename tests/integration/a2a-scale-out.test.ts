@@ -11,10 +11,10 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Message, MessageSendParams, Task } from "@a2a-js/sdk";
-import { Client, ClientFactory, ClientFactoryOptions, ServiceParameters, withA2AExtensions } from "@a2a-js/sdk/client";
-import { Role as RoleV1, TaskState as TaskStateV1 } from "@a2a-js/sdk-v1";
-import * as v1 from "@a2a-js/sdk-v1/client";
+import type { Message, MessageSendParams, Task } from "@a2a-js/sdk-v03";
+import { Client, ClientFactory, ClientFactoryOptions, ServiceParameters, withA2AExtensions } from "@a2a-js/sdk-v03/client";
+import { Role as RoleV1, TaskState as TaskStateV1 } from "@a2a-js/sdk";
+import * as v1 from "@a2a-js/sdk/client";
 import { x402Client } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { toClientEvmSigner } from "@x402/evm";
