@@ -5,12 +5,12 @@
  * is an A2A error rather than a task; answers never carry the credentials sent.
  */
 import { AgentCard, TaskState, type CancelTaskRequest, type Message, type SendMessageRequest, type Task } from "@a2a-js/sdk";
-import { TaskNotCancelableError } from "@a2a-js/sdk/errors";
+import { JsonRpcRequestMalformedError, TaskNotCancelableError } from "@a2a-js/sdk/errors";
 import { DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from "@a2a-js/sdk/server";
-import { agentCardV1 } from "@/lib/discovery/cards";
+import { agentCardV1, isA2aV1 } from "@/lib/discovery/cards";
 import { SkillExecutor } from "@/lib/a2a/executor";
 import { checkFollowUp, checkMessage } from "@/lib/a2a/message";
-import { a2aTaskStore, isTerminal, redactTask, type DatabaseTaskStore } from "@/lib/a2a/task-store";
+import { a2aTaskStore, isTerminal, redactTask, stateName, type DatabaseTaskStore } from "@/lib/a2a/task-store";
 import { log } from "@/lib/log";
 import { processState } from "@/lib/process-state";
 import { paymentMethodsVersion } from "@/lib/payments/methods/registry";
@@ -41,7 +41,16 @@ class ServiceRequestHandler extends DefaultRequestHandler {
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     checkMessage(params);
     const message = params.message!;
-    if (message.taskId) checkFollowUp(message, await this.tasks.load(message.taskId, context));
+    if (message.taskId) {
+      const task = await this.tasks.load(message.taskId, context);
+      // A finished task takes no message. 1.0: the SDK's UnsupportedOperationError; a 0.3
+      // client gets what 0.3 servers answer (-32600 invalid request with the reason), since
+      // the compatibility layer would turn the 1.0 error into a bare "not supported".
+      if (task && isTerminal(task.status?.state) && !isA2aV1(context.requestedVersion)) {
+        throw new JsonRpcRequestMalformedError({ message: `Task ${task.id} is in a terminal state (${stateName(task.status?.state)}) and cannot be modified.`, envelopeCode: -32600 });
+      }
+      checkFollowUp(message, task);
+    }
     if (params.configuration?.returnImmediately) params = { ...params, configuration: { ...params.configuration, returnImmediately: false } };
     let result: Message | Task;
     try {
@@ -67,6 +76,10 @@ class ServiceRequestHandler extends DefaultRequestHandler {
    * task never goes back from a final state).
    */
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    // A canceled task is final like the others: canceling it again is refused, as before
+    // the 1.x SDK (which answers it unchanged). Read once: the SDK's own load hits the request's buffer.
+    const before = await this.tasks.load(params.id, context);
+    if (before && isTerminal(before.status?.state)) throw new TaskNotCancelableError(`Task ${params.id} is not cancelable: it has already finished.`);
     await super.cancelTask(params, context);
     await this.flush(context);
     const stored = await this.tasks.read(params.id);

@@ -162,7 +162,10 @@ export class DatabaseTaskStore implements TaskStore {
     const rows = await h.query<{ task: unknown }>("SELECT task FROM a2a_tasks WHERE id = $1 AND expires_at > now()", [taskId], { name: "a2a_task_load" });
     const t = rows[0]?.task;
     if (t === undefined) return undefined;
-    return Task.fromJSON(typeof t === "string" ? JSON.parse(t) : t);
+    const raw = (typeof t === "string" ? JSON.parse(t) : t) as { status?: { state?: unknown } };
+    // A row written by the 0.3-only version of this service (0.3 JSON, "input-required") is not a task this version can continue.
+    if (typeof raw.status?.state !== "string" || !raw.status.state.startsWith("TASK_STATE_")) return undefined;
+    return Task.fromJSON(raw);
   }
 
   /**
