@@ -122,9 +122,14 @@ interface Row {
   json: string;
 }
 
+/**
+ * One statement for a batch of tasks. The batch is one JSON array whose rows hold each
+ * task as a JSON object (not a string inside the JSON), so PostgreSQL parses every task
+ * once, as part of the array, rather than a second time from text to jsonb.
+ */
 const UPSERT = `INSERT INTO a2a_tasks (id, state, task, expires_at, updated_at)
-SELECT r.id, r.state, r.task::jsonb, now() + make_interval(secs => $2::double precision / 1000), now()
-FROM jsonb_to_recordset($1::jsonb) AS r(id text, state text, task text)
+SELECT r.id, r.state, r.task, now() + make_interval(secs => $2::double precision / 1000), now()
+FROM jsonb_to_recordset($1::jsonb) AS r(id text, state text, task jsonb)
 ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, task = EXCLUDED.task, expires_at = EXCLUDED.expires_at, updated_at = now()
 WHERE a2a_tasks.state NOT IN ('completed', 'failed', 'canceled', 'rejected')
    OR (a2a_tasks.state = 'canceled' AND EXCLUDED.state = 'completed')`;
@@ -133,8 +138,10 @@ async function writeRows(rows: Row[]): Promise<void> {
   // One row per task: the last write of a task in the batch wins, as it would one by one.
   const last = new Map<string, Row>();
   for (const r of rows) last.set(r.id, r);
+  // The task JSON is already JSON text: spliced in as it is, not escaped into a string.
+  const batch = `[${[...last.values()].map((r) => `{"id":${JSON.stringify(r.id)},"state":${JSON.stringify(r.state)},"task":${r.json}}`).join(",")}]`;
   const h = await getDbHandle();
-  await h.query(UPSERT, [JSON.stringify([...last.values()].map((r) => ({ id: r.id, state: r.state, task: r.json }))), A2A_TASK_TTL_MS], { name: "a2a_task_upsert" });
+  await h.query(UPSERT, [batch, A2A_TASK_TTL_MS], { name: "a2a_task_upsert_v2" });
 }
 
 const SWEEP_EVERY_MS = 60_000;
