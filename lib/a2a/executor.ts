@@ -39,6 +39,8 @@ export class Caller implements User, TaskBuffer {
   readonly pendingTasks = new Map<string, Task>();
   /** Tasks this request read from the store (each is read once per request). */
   readonly readTasks = new Map<string, Task>();
+  /** Tasks this request creates (their ids were generated for it: nothing to read). */
+  readonly newTasks = new Set<string>();
   constructor(readonly request: Request) {}
   get isAuthenticated(): boolean {
     return false;
@@ -169,6 +171,8 @@ export class SkillExecutor implements AgentExecutor {
     const skillId = existing ? String(existing.metadata?.[META.skill] ?? "") : (skillIdOf(message) ?? "");
     const data = existing ? ((existing.metadata?.params as Meta | undefined) ?? {}) : dataOf(message);
     const skill = a2aSkill(skillId);
+    // Without a task the SDK generated this id for the message: the store has nothing to read for it.
+    if (!existing) callerOf(rc).newTasks.add(rc.taskId);
     // The SDK wants a task (or message) as the first event of every call, a follow-up's included.
     const task: Task = existing ?? {
       id: rc.taskId,

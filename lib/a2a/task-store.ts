@@ -18,8 +18,9 @@
  *   late write from another instance cannot move it back; the one exception is a paid
  *   call that completed while another instance canceled the waiting task: the call ran
  *   and was charged, so the task says completed.
- * - One write per request: the SDK saves a task on every event of a message (created,
- *   artifact, status), up to four times. Within a request those saves stay in the
+ * - One write per request, and no read for a new task: the SDK loads a task before it
+ *   saves its creation (a new task's id was just generated, so that read is skipped) and
+ *   saves it on every event of a message (created, artifact, status), up to four times. Within a request those saves stay in the
  *   request's own buffer (the Caller, one per HTTP request) and reads there see them;
  *   the handler flushes the buffer once the message is answered (lib/a2a/handler.ts).
  *   Flushes from concurrent requests share one INSERT … ON CONFLICT statement (group
@@ -109,6 +110,12 @@ export function boundedTask(task: Task, maxBytes = A2A_TASK_MAX_BYTES): { task: 
 export interface TaskBuffer {
   readonly pendingTasks: Map<string, Task>;
   readonly readTasks: Map<string, Task>;
+  /**
+   * Ids of tasks this request creates (ids the SDK just generated): no row can hold them
+   * yet, so the SDK's load of a new task before its first save reads nothing instead of
+   * the database.
+   */
+  readonly newTasks: Set<string>;
 }
 
 function bufferOf(context: ServerCallContext | undefined): TaskBuffer | undefined {
@@ -158,6 +165,7 @@ export class DatabaseTaskStore implements TaskStore {
     const buffer = bufferOf(context);
     const held = buffer?.pendingTasks.get(taskId) ?? buffer?.readTasks.get(taskId);
     if (held) return structuredClone(held);
+    if (buffer?.newTasks.has(taskId)) return undefined;
     const task = await this.read(taskId);
     if (task && buffer) buffer.readTasks.set(taskId, structuredClone(task));
     return task;

@@ -57,7 +57,7 @@ describe("A2A task store (the instance's database; here embedded PGlite in memor
     ...over,
   });
   /** A request's buffer, as the bindings' Caller carries it. */
-  const request = () => ({ user: { pendingTasks: new Map<string, Task>(), readTasks: new Map<string, Task>() } }) as never;
+  const request = () => ({ user: { pendingTasks: new Map<string, Task>(), readTasks: new Map<string, Task>(), newTasks: new Set<string>() } }) as never;
   beforeAll(() => {
     process.env.DATA_DIR = "memory";
     delete process.env.DATABASE_URL;
@@ -87,6 +87,16 @@ describe("A2A task store (the instance's database; here embedded PGlite in memor
     expect(await store.load("b1")).toBeUndefined();
     await store.flush(ctx);
     expect((await store.load("b1", request()))?.status?.state).toBe(STATE["completed"]);
+  });
+
+  it("does not read the database for a task the request creates (its id was just generated)", async () => {
+    const store = new DatabaseTaskStore();
+    await store.save(task({ id: "n0" }));
+    const ctx = request() as { user: { newTasks: Set<string> } };
+    ctx.user.newTasks.add("n0");
+    expect(await store.load("n0", ctx as never)).toBeUndefined();
+    await store.save(task({ id: "n0", status: st("completed") }), ctx as never);
+    expect((await store.load("n0", ctx as never))?.status?.state).toBe(STATE["completed"]);
   });
 
   it("never moves a finished task back (a late write from another instance), but a paid completion replaces a cancel", async () => {
