@@ -58,6 +58,7 @@ export function a2aOpenApiPaths(): Json {
   });
   return {
     [A2A_REST_PATH]: { get: about("a2aDescription", "HTTP+JSON base URL") },
+    [`${A2A_REST_PATH}/v1`]: { get: about("a2aV1Description", "A2A 1.0 HTTP+JSON interface URL") },
     [A2A_JSONRPC_PATH]: {
       get: about("a2aJsonRpcDescription", "JSON-RPC URL"),
       post: {
