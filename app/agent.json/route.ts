@@ -5,6 +5,6 @@ import { otherMethods } from "@/lib/http/methods";
 
 export const dynamic = "force-dynamic";
 
-export const GET = jsonDocument("agent-json", agentCard);
+export const GET = jsonDocument("agent-json", agentCard, "application/json", "A2A-Version");
 
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods(["GET"]);

@@ -17,8 +17,8 @@
  * failure entry in `x402.payment.receipts` (a2a-x402 section 9).
  */
 import { randomUUID } from "node:crypto";
-import type { Message, Part, Task, TaskState, TaskStatusUpdateEvent } from "@a2a-js/sdk";
-import type { AgentExecutor, ExecutionEventBus, RequestContext, User } from "@a2a-js/sdk/server";
+import { Role, TaskState, type Message, type Part, type Task, type TaskStatusUpdateEvent } from "@a2a-js/sdk";
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type User } from "@a2a-js/sdk/server";
 import { callSkill, type SkillOutcome } from "@/lib/a2a/call";
 import { credentialOf, dataOf, skillIdOf } from "@/lib/a2a/message";
 import { META } from "@/lib/a2a/protocol";
@@ -39,6 +39,8 @@ export class Caller implements User, TaskBuffer {
   readonly pendingTasks = new Map<string, Task>();
   /** Tasks this request read from the store (each is read once per request). */
   readonly readTasks = new Map<string, Task>();
+  /** Tasks this request creates (their ids were generated for it: nothing to read). */
+  readonly newTasks = new Set<string>();
   constructor(readonly request: Request) {}
   get isAuthenticated(): boolean {
     return false;
@@ -57,22 +59,33 @@ interface Update {
   parts?: Part[];
 }
 
+/** A text part (A2A 1.0: the part's content is a oneof). */
+export function textPart(text: string): Part {
+  return { content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "" };
+}
+
+/** A data part holding `data` (a JSON object). */
+export function dataPart(data: Meta): Part {
+  return { content: { $case: "data", value: data }, metadata: undefined, filename: "", mediaType: "application/json" };
+}
+
 function statusEvent(rc: RequestContext, u: Update): TaskStatusUpdateEvent {
   const message: Message = {
-    kind: "message",
-    role: "agent",
+    role: Role.ROLE_AGENT,
     messageId: randomUUID(),
     taskId: rc.taskId,
     contextId: rc.contextId,
-    parts: [{ kind: "text", text: u.text }, ...(u.parts ?? [])],
+    parts: [textPart(u.text), ...(u.parts ?? [])],
     metadata: u.metadata,
+    extensions: [],
+    referenceTaskIds: [],
   };
-  return { kind: "status-update", taskId: rc.taskId, contextId: rc.contextId, status: { state: u.state, message, timestamp: new Date().toISOString() }, final: true };
+  return { taskId: rc.taskId, contextId: rc.contextId, status: { state: u.state, message, timestamp: new Date().toISOString() }, metadata: undefined };
 }
 
 /** Receipts of earlier messages of the task (spec: a persistent array for the whole task). */
 function priorReceipts(rc: RequestContext): unknown[] {
-  const prior = rc.task?.status.message?.metadata?.[META.paymentReceipts];
+  const prior = rc.task?.status?.message?.metadata?.[META.paymentReceipts];
   return Array.isArray(prior) ? prior : [];
 }
 
@@ -103,7 +116,7 @@ function updateFor(outcome: SkillOutcome, paid: Paid | null, rc: RequestContext)
         metadata[META.paymentStatus] = "payment-completed";
         metadata[META.paymentReceipts] = [...priorReceipts(rc), outcome.settlement];
       }
-      return { state: "completed", text: "Done: the result is the artifact.", metadata };
+      return { state: TaskState.TASK_STATE_COMPLETED, text: "Done: the result is the artifact.", metadata };
     }
     case "payment_required": {
       const q = outcome.requirement;
@@ -118,7 +131,7 @@ function updateFor(outcome: SkillOutcome, paid: Paid | null, rc: RequestContext)
       const retry = outcome.retryAfterSeconds !== null ? ` The key's quota resets in ${outcome.retryAfterSeconds} s.` : "";
       // Something on this task can still pay (a payment, a bundle, a key): wait for it; otherwise the task ends.
       const payable = outcome.required !== null || q.alternatives.bundle !== null || q.alternatives.free_key !== null;
-      return { state: payable ? "input-required" : "failed", text: `${outcome.message}${retry} ${q.instruction}`, metadata };
+      return { state: payable ? TaskState.TASK_STATE_INPUT_REQUIRED : TaskState.TASK_STATE_FAILED, text: `${outcome.message}${retry} ${q.instruction}`, metadata };
     }
     case "invalid": {
       const message = outcome.detail[0]?.msg ?? "Invalid parameters.";
@@ -126,9 +139,9 @@ function updateFor(outcome: SkillOutcome, paid: Paid | null, rc: RequestContext)
       // The payment was neither verified nor settled: it can still pay a valid request.
       if (paid) paymentFailed(metadata, rc, paid, "INVALID_REQUEST", `Invalid parameters (${message}); the payment was not used and can pay a valid request.`, undefined);
       return {
-        state: "failed",
+        state: TaskState.TASK_STATE_FAILED,
         text: `Invalid parameters: ${outcome.detail.map((d) => `${d.loc.join(".")}: ${d.msg}`).join("; ")}. Nothing was charged.`,
-        parts: [{ kind: "data", data: { detail: outcome.detail } }],
+        parts: [dataPart({ detail: outcome.detail })],
         metadata,
       };
     }
@@ -139,7 +152,7 @@ function updateFor(outcome: SkillOutcome, paid: Paid | null, rc: RequestContext)
       // again on this task resolves it, so the task waits for it instead of ending.
       const pending = paid !== null && outcome.code === "settlement_pending";
       if (paid) paymentFailed(metadata, rc, paid, paymentErrorCode(outcome.code, outcome.message), outcome.message, undefined);
-      return { state: pending ? "input-required" : "failed", text: outcome.message, parts: [{ kind: "data", data: { error } }], metadata };
+      return { state: pending ? TaskState.TASK_STATE_INPUT_REQUIRED : TaskState.TASK_STATE_FAILED, text: outcome.message, parts: [dataPart({ error })], metadata };
     }
   }
 }
@@ -158,15 +171,24 @@ export class SkillExecutor implements AgentExecutor {
     const skillId = existing ? String(existing.metadata?.[META.skill] ?? "") : (skillIdOf(message) ?? "");
     const data = existing ? ((existing.metadata?.params as Meta | undefined) ?? {}) : dataOf(message);
     const skill = a2aSkill(skillId);
-    if (!existing) {
-      bus.publish({ kind: "task", id: rc.taskId, contextId: rc.contextId, status: { state: "submitted", timestamp: new Date().toISOString() }, history: [message], metadata: { [META.skill]: skillId, params: data } });
-    }
+    // Without a task the SDK generated this id for the message: the store has nothing to read for it.
+    if (!existing) callerOf(rc).newTasks.add(rc.taskId);
+    // The SDK wants a task (or message) as the first event of every call, a follow-up's included.
+    const task: Task = existing ?? {
+      id: rc.taskId,
+      contextId: rc.contextId,
+      status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+      artifacts: [],
+      history: [message],
+      metadata: { [META.skill]: skillId, params: data },
+    };
+    bus.publish(AgentEvent.task(task));
     if (!skill) throw new Error(`task ${rc.taskId} names no known skill`);
     // a2a-x402 5.4: the client declines every requirement. The task ends, canceled by the
     // client's choice; its receipts so far stay on the final message (section 7).
     if (message.metadata?.[META.paymentStatus] === "payment-rejected") {
       const metadata: Meta = { [META.paymentStatus]: "payment-rejected", [META.paymentReceipts]: priorReceipts(rc) };
-      bus.publish(statusEvent(rc, { state: "canceled", text: "Payment rejected by the client; nothing was charged.", metadata }));
+      bus.publish(AgentEvent.statusUpdate(statusEvent(rc, { state: TaskState.TASK_STATE_CANCELED, text: "Payment rejected by the client; nothing was charged.", metadata })));
       bus.finished();
       return;
     }
@@ -177,16 +199,17 @@ export class SkillExecutor implements AgentExecutor {
     if (outcome.kind === "ok") {
       const value = outcome.value;
       const data = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Meta) : { value };
-      bus.publish({ kind: "artifact-update", taskId: rc.taskId, contextId: rc.contextId, artifact: { artifactId: randomUUID(), name: skill.id, parts: [{ kind: "data", data }] }, lastChunk: true });
+      const artifact = { artifactId: randomUUID(), name: skill.id, description: "", parts: [dataPart(data)], metadata: undefined, extensions: [] };
+      bus.publish(AgentEvent.artifactUpdate({ taskId: rc.taskId, contextId: rc.contextId, artifact, append: false, lastChunk: true, metadata: undefined }));
     }
     const update = updateFor(outcome, credential.kind === "x402" ? { payload: credential.payload } : null, rc);
     if (outcome.timing) update.metadata[META.timing] = timingRecord(outcome.timing);
-    bus.publish(statusEvent(rc, update));
+    bus.publish(AgentEvent.statusUpdate(statusEvent(rc, update)));
     bus.finished();
   }
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
-    bus.publish({ kind: "status-update", taskId, contextId: "", status: { state: "canceled", timestamp: new Date().toISOString() }, final: true });
+    bus.publish(AgentEvent.statusUpdate({ taskId, contextId: "", status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() }, metadata: undefined }));
     bus.finished();
   }
 }

@@ -4,12 +4,13 @@
  * Before a message reaches the SDK it is checked (lib/a2a/message.ts) so malformed input
  * is an A2A error rather than a task; answers never carry the credentials sent.
  */
-import type { AgentCard, Message, MessageSendParams, Task, TaskIdParams } from "@a2a-js/sdk";
-import { A2AError, DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from "@a2a-js/sdk/server";
-import { agentCard } from "@/lib/discovery/cards";
+import { AgentCard, TaskState, type CancelTaskRequest, type Message, type SendMessageRequest, type Task } from "@a2a-js/sdk";
+import { JsonRpcRequestMalformedError, TaskNotCancelableError } from "@a2a-js/sdk/errors";
+import { DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from "@a2a-js/sdk/server";
+import { agentCardV1, isA2aV1 } from "@/lib/discovery/cards";
 import { SkillExecutor } from "@/lib/a2a/executor";
 import { checkFollowUp, checkMessage } from "@/lib/a2a/message";
-import { a2aTaskStore, isTerminal, redactTask, type DatabaseTaskStore } from "@/lib/a2a/task-store";
+import { a2aTaskStore, isTerminal, redactTask, stateName, type DatabaseTaskStore } from "@/lib/a2a/task-store";
 import { log } from "@/lib/log";
 import { processState } from "@/lib/process-state";
 import { paymentMethodsVersion } from "@/lib/payments/methods/registry";
@@ -24,7 +25,8 @@ class ServiceRequestHandler extends DefaultRequestHandler {
   }
 
   /**
-   * Always answered when the task has finished: `configuration.blocking: false` would
+   * Always answered when the task has finished: `configuration.returnImmediately: true`
+   * (0.3: `blocking: false`) would
    * return the submitted task and go on in the background, where a paid call would settle
    * the payment and keep its result (a bundle token shown once) only in a task written
    * after the answer, and be frozen mid-settlement on a serverless platform. Every skill
@@ -36,10 +38,20 @@ class ServiceRequestHandler extends DefaultRequestHandler {
    * whole result, and a payment is already settled or released); one that waits for
    * more (input-required) is an error, since no instance could continue it.
    */
-  override async sendMessage(params: MessageSendParams, context?: ServerCallContext): Promise<Message | Task> {
+  override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     checkMessage(params);
-    if (params.message.taskId) checkFollowUp(params.message, await this.tasks.load(params.message.taskId, context));
-    if (params.configuration?.blocking === false) params = { ...params, configuration: { ...params.configuration, blocking: true } };
+    const message = params.message!;
+    if (message.taskId) {
+      const task = await this.tasks.load(message.taskId, context);
+      // A finished task takes no message. 1.0: the SDK's UnsupportedOperationError; a 0.3
+      // client gets what 0.3 servers answer (-32600 invalid request with the reason), since
+      // the compatibility layer would turn the 1.0 error into a bare "not supported".
+      if (task && isTerminal(task.status?.state) && !isA2aV1(context.requestedVersion)) {
+        throw new JsonRpcRequestMalformedError({ message: `Task ${task.id} is in a terminal state (${stateName(task.status?.state)}) and cannot be modified.`, envelopeCode: -32600 });
+      }
+      checkFollowUp(message, task);
+    }
+    if (params.configuration?.returnImmediately) params = { ...params, configuration: { ...params.configuration, returnImmediately: false } };
     let result: Message | Task;
     try {
       result = await super.sendMessage(params, context);
@@ -50,12 +62,12 @@ class ServiceRequestHandler extends DefaultRequestHandler {
     try {
       await this.flush(context);
     } catch (err) {
-      log.error("a2a.task_store_failed", { message: (err as Error)?.message, task: result.kind === "task" ? result.id : undefined });
-      if (result.kind === "task" && !isTerminal(result.status.state)) {
-        throw A2AError.internalError("The task could not be stored, so it cannot be continued: send the message again (a payment already sent is answered with the answer it got).");
+      log.error("a2a.task_store_failed", { message: (err as Error)?.message, task: isTask(result) ? result.id : undefined });
+      if (isTask(result) && !isTerminal(result.status?.state)) {
+        throw new Error("The task could not be stored, so it cannot be continued: send the message again (a payment already sent is answered with the answer it got).");
       }
     }
-    return result.kind === "task" ? redactTask(result) : result;
+    return isTask(result) ? redactTask(result) : result;
   }
 
   /**
@@ -63,11 +75,15 @@ class ServiceRequestHandler extends DefaultRequestHandler {
    * write: a task another instance finished meanwhile is not cancelable (the stored
    * task never goes back from a final state).
    */
-  override async cancelTask(params: TaskIdParams, context?: ServerCallContext): Promise<Task> {
+  override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    // A canceled task is final like the others: canceling it again is refused, as before
+    // the 1.x SDK (which answers it unchanged). Read once: the SDK's own load hits the request's buffer.
+    const before = await this.tasks.load(params.id, context);
+    if (before && isTerminal(before.status?.state)) throw new TaskNotCancelableError(`Task ${params.id} is not cancelable: it has already finished.`);
     await super.cancelTask(params, context);
     await this.flush(context);
     const stored = await this.tasks.read(params.id);
-    if (!stored || stored.status.state !== "canceled") throw A2AError.taskNotCancelable(params.id);
+    if (!stored || stored.status?.state !== TaskState.TASK_STATE_CANCELED) throw new TaskNotCancelableError(`Task ${params.id} is not cancelable: it has already finished.`);
     return stored;
   }
 
@@ -85,13 +101,20 @@ class ServiceRequestHandler extends DefaultRequestHandler {
   }
 }
 
-/** The card the handler checks capabilities against, rebuilt when the usable payment methods change. */
-function currentCard(): AgentCard {
-  const held = processState<{ version: string | null; card: AgentCard | null }>("a2a.card", () => ({ version: null, card: null }));
+function isTask(r: Message | Task): r is Task {
+  return "status" in r && "id" in r;
+}
+
+/**
+ * The card the handler checks capabilities and versions against (the 1.0 card: its
+ * interfaces name both 1.0 and 0.3 per binding), rebuilt when the usable payment methods change.
+ */
+export function currentCard(): AgentCard {
+  const held = processState<{ version: string | null; card: AgentCard | null }>("a2a.card.v1", () => ({ version: null, card: null }));
   const version = paymentMethodsVersion();
   if (held.version !== version || !held.card) {
-    // Capability checks (streaming, push notifications, extensions) do not depend on the base URL.
-    held.card = agentCard("http://localhost") as unknown as AgentCard;
+    // Capability checks (streaming, push notifications, extensions) and versions do not depend on the base URL.
+    held.card = AgentCard.fromJSON(agentCardV1("http://localhost"));
     held.version = version;
   }
   return held.card;

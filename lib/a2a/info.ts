@@ -7,7 +7,7 @@
 import { docUrl } from "@/lib/discovery/documents";
 import { SERVICE } from "@/lib/discovery/service";
 import { a2aExtensions } from "@/lib/discovery/cards";
-import { A2A_JSONRPC_PATH, A2A_REST_PATH, META } from "@/lib/a2a/protocol";
+import { A2A_JSONRPC_PATH, A2A_LEGACY_VERSION, A2A_REST_PATH, META } from "@/lib/a2a/protocol";
 import { a2aSkills } from "@/lib/a2a/skills";
 import { A2A_PRICE_NAME } from "@/lib/catalog/surfaces";
 
@@ -16,10 +16,17 @@ export function a2aDescription(base: string): Record<string, unknown> {
   return {
     name: SERVICE.title,
     protocolVersion: SERVICE.a2aProtocolVersion,
+    protocolVersions: [SERVICE.a2aProtocolVersion, A2A_LEGACY_VERSION],
+    versionHeader: `A2A-Version: ${SERVICE.a2aProtocolVersion} for A2A ${SERVICE.a2aProtocolVersion}; without it a request is served A2A ${A2A_LEGACY_VERSION}`,
     agentCard: docUrl(base, "/.well-known/agent-card.json"),
     interfaces: [
-      { transport: "HTTP+JSON", url: `${base}${A2A_REST_PATH}`, methods: ["POST /v1/message:send", "GET /v1/tasks/{id}", "POST /v1/tasks/{id}:cancel"].map((m) => m.replace(" /", ` ${A2A_REST_PATH}/`)) },
-      { transport: "JSONRPC", url: `${base}${A2A_JSONRPC_PATH}`, methods: ["message/send", "tasks/get", "tasks/cancel"] },
+      {
+        transport: "HTTP+JSON",
+        url: `${base}${A2A_REST_PATH}`,
+        methods: ["POST /v1/message:send", "GET /v1/tasks/{id}", "POST /v1/tasks/{id}:cancel"].map((m) => m.replace(" /", ` ${A2A_REST_PATH}/`)),
+        note: `A2A ${SERVICE.a2aProtocolVersion}'s interface URL is ${base}${A2A_REST_PATH}/v1 (the same paths); A2A ${A2A_LEGACY_VERSION}'s is ${base}${A2A_REST_PATH}`,
+      },
+      { transport: "JSONRPC", url: `${base}${A2A_JSONRPC_PATH}`, methods: ["SendMessage", "GetTask", "CancelTask", "message/send", "tasks/get", "tasks/cancel"] },
     ],
     capabilities: { streaming: false, pushNotifications: false, extensions: a2aExtensions().map((e) => e.uri) },
     message: {
@@ -51,15 +58,16 @@ export function a2aOpenApiPaths(): Json {
   });
   return {
     [A2A_REST_PATH]: { get: about("a2aDescription", "HTTP+JSON base URL") },
+    [`${A2A_REST_PATH}/v1`]: { get: about("a2aV1Description", "A2A 1.0 HTTP+JSON interface URL") },
     [A2A_JSONRPC_PATH]: {
       get: about("a2aJsonRpcDescription", "JSON-RPC URL"),
       post: {
         operationId: "a2aJsonRpc",
         summary: "A2A JSON-RPC",
-        description: `A2A ${SERVICE.a2aProtocolVersion} JSON-RPC 2.0 (message/send, tasks/get, tasks/cancel). Errors are JSON-RPC error objects: -32700 unparsable JSON (HTTP 400), -32600 body over the size limit (HTTP 413), -32602 malformed message or unknown skill.`,
+        description: `A2A ${SERVICE.a2aProtocolVersion} JSON-RPC 2.0 (SendMessage, GetTask, CancelTask) and A2A ${A2A_LEGACY_VERSION} (message/send, tasks/get, tasks/cancel). Errors are JSON-RPC error objects: -32700 unparsable JSON (HTTP 400), -32600 body over the size limit (HTTP 413), -32602 malformed message or unknown skill.`,
         tags: ["a2a"],
         security: [],
-        requestBody: { required: true, description: "JSON-RPC 2.0 request: message/send (params.message: the skill in metadata, its parameters in one data part), tasks/get or tasks/cancel.", content: { "application/json": { schema: { type: "object" } } } },
+        requestBody: { required: true, description: "JSON-RPC 2.0 request: SendMessage / message/send (params.message: the skill in metadata, its parameters in one data part), GetTask / tasks/get or CancelTask / tasks/cancel.", content: { "application/json": { schema: { type: "object" } } } },
         responses: {
           "200": { description: "JSON-RPC response (result or error object).", content: { "application/json": { schema: { type: "object" } } } },
           "400": { description: "Unparsable JSON (-32700).", content: { "application/json": { schema: { type: "object" } } } },

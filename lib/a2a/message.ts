@@ -4,8 +4,8 @@
  * malformed message, an unknown skill or an unusable credential is an A2A error
  * (JSON-RPC -32602 / REST 400), never a task and never a 500.
  */
-import { A2AError } from "@a2a-js/sdk/server";
-import type { Message, MessageSendParams, Task } from "@a2a-js/sdk";
+import { RequestMalformedError } from "@a2a-js/sdk/errors";
+import type { Message, SendMessageRequest, Task } from "@a2a-js/sdk";
 import { MAX_CREDENTIAL, type Credential } from "@/lib/access/credentials";
 import { META } from "@/lib/a2a/protocol";
 import { a2aSkill, a2aSkills } from "@/lib/a2a/skills";
@@ -13,10 +13,10 @@ import { a2aSkill, a2aSkills } from "@/lib/a2a/skills";
 type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-const PART_KINDS = new Set(["text", "data", "file"]);
+const PART_KINDS = new Set(["text", "data", "url", "raw"]);
 
 function invalid(message: string): never {
-  throw A2AError.invalidParams(message);
+  throw new RequestMalformedError(message);
 }
 
 /** The x402 PaymentPayload of the metadata as the gate's base64 form; undefined when absent. */
@@ -49,8 +49,9 @@ export function credentialOf(message: Message): Credential {
 
 /** The parameters: the data part's object, or none. */
 export function dataOf(message: Message): Json {
-  const part = message.parts.find((p) => p.kind === "data");
-  return part && isObject(part.data) ? part.data : {};
+  const part = message.parts.find((p) => p.content?.$case === "data");
+  const data: unknown = part?.content?.value;
+  return isObject(data) ? data : {};
 }
 
 /** The skill a message names in its metadata, or undefined. */
@@ -60,15 +61,16 @@ export function skillIdOf(message: Message): string | undefined {
 }
 
 /** Throws an A2A invalid-params error unless `params` is a message this agent can act on. */
-export function checkMessage(params: MessageSendParams): void {
+export function checkMessage(params: SendMessageRequest): void {
   const m: unknown = isObject(params) ? params.message : undefined;
   if (!isObject(m)) invalid("params.message must be a Message object.");
   if (!Array.isArray(m.parts)) invalid("message.parts must be an array of parts.");
   let data = 0;
   for (const [i, p] of (m.parts as unknown[]).entries()) {
-    if (!isObject(p) || typeof p.kind !== "string" || !PART_KINDS.has(p.kind)) invalid(`message.parts[${i}] must be a text, data or file part.`);
-    if (p.kind === "data") {
-      if (!isObject(p.data)) invalid(`message.parts[${i}].data must be a JSON object of the skill's parameters.`);
+    const content = isObject(p) && isObject(p.content) ? p.content : undefined;
+    if (!content || typeof content.$case !== "string" || !PART_KINDS.has(content.$case)) invalid(`message.parts[${i}] must be a text, data or file part.`);
+    if (content.$case === "data") {
+      if (!isObject(content.value)) invalid(`message.parts[${i}].data must be a JSON object of the skill's parameters.`);
       data += 1;
     }
   }
@@ -107,7 +109,7 @@ export function checkFollowUp(message: Message, task: Task | undefined): void {
     invalid(`Task ${task.id} calls skill "${own}"; this message names "${named}". A task is one skill call: send the message without taskId to start a task for "${named}".`);
   }
   const params = isObject(task.metadata?.params) ? task.metadata.params : {};
-  const hasData = message.parts.some((p) => p.kind === "data");
+  const hasData = message.parts.some((p) => p.content?.$case === "data");
   if (hasData && canonical(dataOf(message)) !== canonical(params)) {
     invalid(`Task ${task.id} calls "${own}" with the parameters of the message that created it; this message carries others. Send it without taskId to start a task with these parameters.`);
   }

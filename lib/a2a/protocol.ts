@@ -10,6 +10,12 @@ export const A2A_REST_PATH = "/a2a";
 /** URL path of the JSON-RPC binding (`POST`, method `message/send`). */
 export const A2A_JSONRPC_PATH = "/a2a/jsonrpc";
 
+/**
+ * `A2A-Version` of the 0.3 protocol as the SDK's compatibility layer names it in the card's
+ * interfaces (a request without the header asks for it, A2A 1.0 section 3.6.2).
+ */
+export const A2A_LEGACY_VERSION = "0.3";
+
 /** a2a-x402 extension, spec v0.2 (google-agentic-commerce/a2a-x402). */
 export const X402_EXTENSION_URI = "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2";
 

@@ -18,14 +18,16 @@
  *   late write from another instance cannot move it back; the one exception is a paid
  *   call that completed while another instance canceled the waiting task: the call ran
  *   and was charged, so the task says completed.
- * - One write per request: the SDK saves a task on every event of a message (created,
- *   artifact, status), up to four times. Within a request those saves stay in the
+ * - One write per request, and no read for a new task: the SDK loads a task before it
+ *   saves its creation (a new task's id was just generated, so that read is skipped) and
+ *   saves it on every event of a message (created, artifact, status), up to four times. Within a request those saves stay in the
  *   request's own buffer (the Caller, one per HTTP request) and reads there see them;
  *   the handler flushes the buffer once the message is answered (lib/a2a/handler.ts).
  *   Flushes from concurrent requests share one INSERT … ON CONFLICT statement (group
  *   commit, lib/db/group-commit.ts).
  */
-import type { Message, Task } from "@a2a-js/sdk";
+import { Task, TaskState, type ListTasksRequest, type ListTasksResponse, type Message } from "@a2a-js/sdk";
+import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import { META } from "@/lib/a2a/protocol";
 import { getDbHandle } from "@/lib/db/client";
@@ -48,7 +50,18 @@ export const A2A_TASK_MAX_HISTORY = 20;
 export const A2A_TASK_MAX_ROWS = 100_000;
 /** Largest task JSON kept whole (the request bodies are at most 64 KiB each). */
 export const A2A_TASK_MAX_BYTES = 512 * 1024;
-const TERMINAL = ["completed", "failed", "canceled", "rejected"];
+/** The `state` column: the task state's short name (the terminal ones are named in UPSERT's guard). */
+const STATE_NAME: Record<number, string> = {
+  [TaskState.TASK_STATE_SUBMITTED]: "submitted",
+  [TaskState.TASK_STATE_WORKING]: "working",
+  [TaskState.TASK_STATE_COMPLETED]: "completed",
+  [TaskState.TASK_STATE_FAILED]: "failed",
+  [TaskState.TASK_STATE_CANCELED]: "canceled",
+  [TaskState.TASK_STATE_INPUT_REQUIRED]: "input-required",
+  [TaskState.TASK_STATE_REJECTED]: "rejected",
+  [TaskState.TASK_STATE_AUTH_REQUIRED]: "auth-required",
+};
+const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
 
 function redact(m: Message): Message {
   const meta = m.metadata;
@@ -60,31 +73,34 @@ function redact(m: Message): Message {
 
 /** The task without the credentials its messages carried. */
 export function redactTask(task: Task): Task {
-  return { ...task, history: task.history?.map(redact), status: { ...task.status, ...(task.status.message ? { message: redact(task.status.message) } : {}) } };
+  const status = task.status?.message ? { ...task.status, message: redact(task.status.message) } : task.status;
+  return { ...task, history: task.history.map(redact), status };
 }
 
 /**
- * JSON PostgreSQL's jsonb takes: it has no NUL character, so each `\u0000` escape (one
+ * The task's A2A 1.0 proto JSON (the wire form, stable across SDK versions), as
+ * PostgreSQL's jsonb takes it: jsonb has no NUL character, so each `\u0000` escape (one
  * preceded by an even run of backslashes, i.e. not itself escaped text) becomes U+FFFD.
  */
 function toJson(task: Task): string {
-  const json = JSON.stringify(task);
+  const json = JSON.stringify(Task.toJSON(task));
   return json.includes("\\u0000") ? json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, "$1\\ufffd") : json;
 }
 
 /** The task as it is kept: redacted, its history cut to the newest messages, its size bounded. */
 export function boundedTask(task: Task, maxBytes = A2A_TASK_MAX_BYTES): { task: Task; json: string } {
   let kept = redactTask(task);
-  if (kept.history && kept.history.length > A2A_TASK_MAX_HISTORY) kept = { ...kept, history: kept.history.slice(-A2A_TASK_MAX_HISTORY) };
+  if (kept.history.length > A2A_TASK_MAX_HISTORY) kept = { ...kept, history: kept.history.slice(-A2A_TASK_MAX_HISTORY) };
   let json = toJson(kept);
-  if (Buffer.byteLength(json) > maxBytes && kept.artifacts?.length) {
-    const note = (a: NonNullable<Task["artifacts"]>[number]) => ({ ...a, parts: [{ kind: "text" as const, text: `The artifact was over ${maxBytes} bytes: it was delivered in the answer that completed the task and is not kept.` }] });
+  if (Buffer.byteLength(json) > maxBytes && kept.artifacts.length) {
+    const text = `The artifact was over ${maxBytes} bytes: it was delivered in the answer that completed the task and is not kept.`;
+    const note = (a: Task["artifacts"][number]) => ({ ...a, parts: [{ content: { $case: "text" as const, value: text }, metadata: undefined, filename: "", mediaType: "" }] });
     kept = { ...kept, artifacts: kept.artifacts.map(note) };
     json = toJson(kept);
   }
   if (Buffer.byteLength(json) > maxBytes) {
     // Only metadata can still be this large (the parameters of the creating message); keep the status alone.
-    kept = { ...kept, history: [], artifacts: kept.artifacts?.map((a) => ({ ...a, parts: [] })) };
+    kept = { ...kept, history: [], artifacts: kept.artifacts.map((a) => ({ ...a, parts: [] })) };
     json = toJson(kept);
   }
   return { task: kept, json };
@@ -94,6 +110,12 @@ export function boundedTask(task: Task, maxBytes = A2A_TASK_MAX_BYTES): { task: 
 export interface TaskBuffer {
   readonly pendingTasks: Map<string, Task>;
   readonly readTasks: Map<string, Task>;
+  /**
+   * Ids of tasks this request creates (ids the SDK just generated): no row can hold them
+   * yet, so the SDK's load of a new task before its first save reads nothing instead of
+   * the database.
+   */
+  readonly newTasks: Set<string>;
 }
 
 function bufferOf(context: ServerCallContext | undefined): TaskBuffer | undefined {
@@ -107,9 +129,14 @@ interface Row {
   json: string;
 }
 
+/**
+ * One statement for a batch of tasks. The batch is one JSON array whose rows hold each
+ * task as a JSON object (not a string inside the JSON), so PostgreSQL parses every task
+ * once, as part of the array, rather than a second time from text to jsonb.
+ */
 const UPSERT = `INSERT INTO a2a_tasks (id, state, task, expires_at, updated_at)
-SELECT r.id, r.state, r.task::jsonb, now() + make_interval(secs => $2::double precision / 1000), now()
-FROM jsonb_to_recordset($1::jsonb) AS r(id text, state text, task text)
+SELECT r.id, r.state, r.task, now() + make_interval(secs => $2::double precision / 1000), now()
+FROM jsonb_to_recordset($1::jsonb) AS r(id text, state text, task jsonb)
 ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, task = EXCLUDED.task, expires_at = EXCLUDED.expires_at, updated_at = now()
 WHERE a2a_tasks.state NOT IN ('completed', 'failed', 'canceled', 'rejected')
    OR (a2a_tasks.state = 'canceled' AND EXCLUDED.state = 'completed')`;
@@ -118,8 +145,10 @@ async function writeRows(rows: Row[]): Promise<void> {
   // One row per task: the last write of a task in the batch wins, as it would one by one.
   const last = new Map<string, Row>();
   for (const r of rows) last.set(r.id, r);
+  // The task JSON is already JSON text: spliced in as it is, not escaped into a string.
+  const batch = `[${[...last.values()].map((r) => `{"id":${JSON.stringify(r.id)},"state":${JSON.stringify(r.state)},"task":${r.json}}`).join(",")}]`;
   const h = await getDbHandle();
-  await h.query(UPSERT, [JSON.stringify([...last.values()].map((r) => ({ id: r.id, state: r.state, task: r.json }))), A2A_TASK_TTL_MS], { name: "a2a_task_upsert" });
+  await h.query(UPSERT, [batch, A2A_TASK_TTL_MS], { name: "a2a_task_upsert_v2" });
 }
 
 const SWEEP_EVERY_MS = 60_000;
@@ -136,6 +165,7 @@ export class DatabaseTaskStore implements TaskStore {
     const buffer = bufferOf(context);
     const held = buffer?.pendingTasks.get(taskId) ?? buffer?.readTasks.get(taskId);
     if (held) return structuredClone(held);
+    if (buffer?.newTasks.has(taskId)) return undefined;
     const task = await this.read(taskId);
     if (task && buffer) buffer.readTasks.set(taskId, structuredClone(task));
     return task;
@@ -144,10 +174,21 @@ export class DatabaseTaskStore implements TaskStore {
   /** The stored task, or undefined when there is none or it expired. */
   async read(taskId: string): Promise<Task | undefined> {
     const h = await getDbHandle();
-    const rows = await h.query<{ task: Task | string }>("SELECT task FROM a2a_tasks WHERE id = $1 AND expires_at > now()", [taskId], { name: "a2a_task_load" });
+    const rows = await h.query<{ task: unknown }>("SELECT task FROM a2a_tasks WHERE id = $1 AND expires_at > now()", [taskId], { name: "a2a_task_load" });
     const t = rows[0]?.task;
     if (t === undefined) return undefined;
-    return typeof t === "string" ? (JSON.parse(t) as Task) : t;
+    const raw = (typeof t === "string" ? JSON.parse(t) : t) as { status?: { state?: unknown } };
+    // A row written by the 0.3-only version of this service (0.3 JSON, "input-required") is not a task this version can continue.
+    if (typeof raw.status?.state !== "string" || !raw.status.state.startsWith("TASK_STATE_")) return undefined;
+    return Task.fromJSON(raw);
+  }
+
+  /**
+   * ListTasks (A2A 1.0) is not offered: tasks have no owner here (a task id is the only
+   * key to a task, like a receipt id), so a list would show every client's tasks.
+   */
+  async list(_params: ListTasksRequest, _context?: ServerCallContext): Promise<ListTasksResponse> {
+    throw new UnsupportedOperationError("ListTasks is not offered: read a task by its id (GetTask).");
   }
 
   async save(task: Task, context?: ServerCallContext): Promise<void> {
@@ -170,7 +211,7 @@ export class DatabaseTaskStore implements TaskStore {
 
   private async put(task: Task): Promise<void> {
     const { json } = boundedTask(task);
-    await this.write({ id: task.id, state: task.status.state, json });
+    await this.write({ id: task.id, state: stateName(task.status?.state), json });
     this.maybeSweep();
   }
 
@@ -195,8 +236,13 @@ export class DatabaseTaskStore implements TaskStore {
 }
 
 /** Whether `state` is final (the SDK refuses to continue such a task). */
-export function isTerminal(state: string): boolean {
-  return TERMINAL.includes(state);
+export function isTerminal(state: TaskState | undefined): boolean {
+  return state !== undefined && TERMINAL.has(state);
+}
+
+/** The `state` column's name of `state`. */
+export function stateName(state: TaskState | undefined): string {
+  return (state !== undefined && STATE_NAME[state]) || "unspecified";
 }
 
 /** The process's task store (both bindings share it). */

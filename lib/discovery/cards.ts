@@ -1,7 +1,7 @@
 /**
  * Cards for agent clients, all generated from the catalog and the MCP tool list:
- * - the A2A agent card (card version 0.2.0, A2A protocol 0.3.0, preferred transport
- *   HTTP+JSON): one skill per catalog product plus the free tools, prices in each
+ * - the A2A agent card (card version 0.2.0, A2A protocol 1.0 with 0.3 compatibility, preferred
+ *   transport HTTP+JSON; the 0.3 card for clients that ask for no version): one skill per catalog product plus the free tools, prices in each
  *   skill's description; push notifications, streaming and state history off (spec 6);
  * - the MCP server card (SEP-1649 shape, schema version 1.0) for /mcp;
  * - /.well-known/mcp.json, a fuller manifest of the MCP server with every tool's input
@@ -14,7 +14,7 @@ import { toolList, type ToolInfo } from "@/lib/discovery/tools";
 import { mcpInstructions } from "@/lib/mcp/tools";
 import { docUrl } from "@/lib/discovery/documents";
 import { bundlePaths, freeEndpoint } from "@/lib/catalog/lookup";
-import { A2A_JSONRPC_PATH, A2A_REST_PATH, META, X402_EXTENSION_URI } from "@/lib/a2a/protocol";
+import { A2A_JSONRPC_PATH, A2A_LEGACY_VERSION, A2A_REST_PATH, META, X402_EXTENSION_URI } from "@/lib/a2a/protocol";
 import { a2aSkills } from "@/lib/a2a/skills";
 import { A2A_PRICE_NAME } from "@/lib/catalog/surfaces";
 
@@ -100,12 +100,78 @@ export function a2aExtensions(pay: PaymentFacts = paymentFacts()): Array<{ uri: 
   ];
 }
 
-/** A2A agent card (served at /.well-known/agent-card.json and the two legacy paths). */
-export function agentCard(base: string): Record<string, unknown> {
+/** Version a client asked for in its `A2A-Version` header; absent means 0.3 (A2A 1.0, section 3.6.2). */
+export function requestedA2aVersion(req: Request | undefined): string {
+  return req?.headers.get("a2a-version")?.trim() || "0.3";
+}
+
+/** Whether `version` (an `A2A-Version` value) is 1.0 or later. */
+export function isA2aV1(version: string): boolean {
+  const major = Number(/^(\d+)/.exec(version)?.[1] ?? NaN);
+  return Number.isFinite(major) && major >= 1;
+}
+
+/**
+ * The card's interfaces in A2A 1.0 terms: each binding once at 1.0 and once at 0.3 (the
+ * same URLs; the `A2A-Version` header of each request picks the version it is served).
+ * The HTTP+JSON binding's 1.0 operations are under `{base}/a2a/v1` (`/message:send`), the
+ * URL where its 0.3 operations were already (`{base}/a2a` + `/v1/message:send`).
+ */
+export function a2aInterfaces(base: string): Array<{ url: string; protocolBinding: string; protocolVersion: string }> {
+  return [
+    { url: `${base}${A2A_REST_PATH}/v1`, protocolBinding: SERVICE.preferredTransport, protocolVersion: SERVICE.a2aProtocolVersion },
+    { url: `${base}${A2A_JSONRPC_PATH}`, protocolBinding: "JSONRPC", protocolVersion: SERVICE.a2aProtocolVersion },
+    { url: `${base}${A2A_REST_PATH}`, protocolBinding: SERVICE.preferredTransport, protocolVersion: A2A_LEGACY_VERSION },
+    { url: `${base}${A2A_JSONRPC_PATH}`, protocolBinding: "JSONRPC", protocolVersion: A2A_LEGACY_VERSION },
+  ];
+}
+
+/** The 0.3 security schemes in A2A 1.0's shape (a oneof per scheme; `location` for `in`). */
+function v1SecuritySchemes(pay: PaymentFacts) {
+  const schemes = securitySchemes(pay) as Record<string, { in: string; name: string; description: string }>;
+  return Object.fromEntries(Object.entries(schemes).map(([k, v]) => [k, { apiKeySecurityScheme: { location: v.in, name: v.name, description: v.description } }]));
+}
+
+function securityRequirements(pay: PaymentFacts): string[] {
+  return [...(pay.perCall ? ["x402"] : []), "ApiKeyAuth", "BundleToken"];
+}
+
+/**
+ * The A2A agent card (served at /.well-known/agent-card.json and the two legacy paths),
+ * chosen by the request's `A2A-Version` header as the A2A 1.0 specification says: a
+ * client that asks for 1.0 gets the 1.0 card (`supportedInterfaces`, proto-JSON security
+ * schemes); one that sends no version (0.3 clients) gets the 0.3 card, which also carries
+ * `supportedInterfaces` so a 1.x client reading it still sees the 1.0 interfaces.
+ */
+export function agentCard(base: string, req?: Request): Record<string, unknown> {
+  return isA2aV1(requestedA2aVersion(req)) ? agentCardV1(base) : agentCardV03(base);
+}
+
+/** The A2A 1.0 card (valid against the 1.0 JSON Schema derived from a2a.proto). */
+export function agentCardV1(base: string): Record<string, unknown> {
+  const pay = paymentFacts();
+  return {
+    name: SERVICE.title,
+    description: `${SERVICE.description} ${a2aHowTo(pay)}`,
+    supportedInterfaces: a2aInterfaces(base),
+    provider: { organization: SERVICE.title, url: base },
+    version: SERVICE.agentCardVersion,
+    documentationUrl: docUrl(base, "/llms.txt"),
+    capabilities: { streaming: false, pushNotifications: false, extensions: a2aExtensions(pay), extendedAgentCard: false },
+    securitySchemes: v1SecuritySchemes(pay),
+    securityRequirements: securityRequirements(pay).map((k) => ({ schemes: { [k]: { list: [] } } })),
+    defaultInputModes: ["application/json"],
+    defaultOutputModes: ["application/json"],
+    skills: skillCards(),
+  };
+}
+
+/** The A2A 0.3 card (valid against the 0.3.0 JSON Schema), with the 1.0 interfaces beside its own. */
+export function agentCardV03(base: string): Record<string, unknown> {
   const rest = `${base}${A2A_REST_PATH}`;
   const pay = paymentFacts();
   return {
-    protocolVersion: SERVICE.a2aProtocolVersion,
+    protocolVersion: SERVICE.a2aLegacyProtocolVersion,
     name: SERVICE.title,
     description: `${SERVICE.description} ${a2aHowTo(pay)}`,
     url: rest,
@@ -114,6 +180,7 @@ export function agentCard(base: string): Record<string, unknown> {
       { url: rest, transport: SERVICE.preferredTransport },
       { url: `${base}${A2A_JSONRPC_PATH}`, transport: "JSONRPC" },
     ],
+    supportedInterfaces: a2aInterfaces(base),
     provider: { organization: SERVICE.title, url: base },
     version: SERVICE.agentCardVersion,
     documentationUrl: docUrl(base, "/llms.txt"),
@@ -124,7 +191,7 @@ export function agentCard(base: string): Record<string, unknown> {
       extensions: a2aExtensions(pay),
     },
     securitySchemes: securitySchemes(pay),
-    security: [...(pay.perCall ? [{ x402: [] }] : []), { ApiKeyAuth: [] }, { BundleToken: [] }],
+    security: securityRequirements(pay).map((k) => ({ [k]: [] })),
     defaultInputModes: ["application/json"],
     defaultOutputModes: ["application/json"],
     skills: skillCards(),

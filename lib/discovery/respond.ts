@@ -34,9 +34,9 @@ function handler(route: string, make: (req: Request, base: string) => Promise<{ 
   };
 }
 
-/** JSON document (pretty-printed: people read these too). */
-export function jsonDocument(route: string, build: (base: string, req: Request) => unknown, mediaType = "application/json"): Handler {
-  return handler(route, async (req, base) => ({ body: JSON.stringify(await build(base, req), null, 2), type: mediaType }));
+/** JSON document (pretty-printed: people read these too); `vary`: request headers the document depends on. */
+export function jsonDocument(route: string, build: (base: string, req: Request) => unknown, mediaType = "application/json", vary?: string): Handler {
+  return handler(route, async (req, base) => ({ body: JSON.stringify(await build(base, req), null, 2), type: mediaType, ...(vary ? { headers: { Vary: vary } } : {}) }));
 }
 
 /** Text document in UTF-8. */

@@ -32,7 +32,9 @@ export const SERVICE = {
   serverCardVersion: "1.0",
   /** A2A agent card (spec 9). */
   agentCardVersion: "0.2.0",
-  a2aProtocolVersion: "0.3.0",
+  a2aProtocolVersion: "1.0",
+  /** The A2A version served to clients that send no `A2A-Version` (0.3 clients), through the SDK's compatibility layer. */
+  a2aLegacyProtocolVersion: "0.3.0",
   preferredTransport: "HTTP+JSON",
   /**
    * OpenAPI `info.license`: the API is a paid service, not open source; the licence URL

@@ -1,11 +1,12 @@
 /**
- * A2A figures (issue: A2A with x402): `POST /a2a/v1/message:send` (the card's preferred
- * HTTP+JSON binding) for the fng skill with a free-tier key in message metadata, against
+ * A2A figures (issue: A2A with x402): A2A 1.0 `SendMessage` over HTTP+JSON (`POST
+ * /a2a/v1/message:send` with `A2A-Version: 1.0`, the card's preferred binding) for the fng skill with a free-tier key in message metadata, against
  * the same product over plain HTTP (GET /v1/fng with X-Api-Key): same service, same
  * concurrency, same load generator, same run, alternating windows (./versus.ts). Both
  * pass the gate (key lookup, quota decrement, receipt) and hit the product's response
  * cache, so the ratio isolates what A2A adds: the SDK's request handler and task life
- * cycle (task store, event bus, result manager) and its proto-JSON codec.
+ * cycle (task store: one row written to the database per message, event bus, result
+ * manager) and its proto-JSON codec.
  */
 import type { Target } from "./load";
 import { versusHttp } from "./versus";
@@ -29,8 +30,8 @@ export async function a2aBench(): Promise<void> {
     build: (url, key) => ({
       url: `${url}/a2a/v1/message:send`,
       method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ message: { messageId: "bench", role: "ROLE_USER", content: [{ data: { data: {} } }], metadata: { skill: SKILL, api_key: key } } }),
+      headers: { "Content-Type": "application/a2a+json", "A2A-Version": "1.0" },
+      body: JSON.stringify({ message: { messageId: "bench", role: "ROLE_USER", parts: [{ data: {} }], metadata: { skill: SKILL, api_key: key } } }),
     }),
     check: sendOnce,
   });

@@ -6,15 +6,16 @@
  * completed with the artifact and the settlement receipt, charged once (the same payment
  * sent again on A answers the kept answer and moves nothing); a task created on A is
  * read and canceled on B; the stored rows hold no credential. Each runs with the official
- * 0.3 client (@a2a-js/sdk 0.3.14) and the official 1.x client (@a2a-js/sdk 1.3, which
- * speaks this 0.3 agent through its v0.3 compatibility layer), over both bindings.
+ * 0.3 client (@a2a-js/sdk 0.3.14, served through the SDK's 0.3 compatibility layer) and
+ * the official 1.x client (@a2a-js/sdk 1.3, its own 0.3 compatibility off: A2A 1.0), over
+ * both bindings.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Message, MessageSendParams, Task } from "@a2a-js/sdk";
-import { Client, ClientFactory, ClientFactoryOptions, ServiceParameters, withA2AExtensions } from "@a2a-js/sdk/client";
-import { Role as RoleV1, TaskState as TaskStateV1 } from "@a2a-js/sdk-v1";
-import * as v1 from "@a2a-js/sdk-v1/client";
+import type { Message, MessageSendParams, Task } from "@a2a-js/sdk-v03";
+import { Client, ClientFactory, ClientFactoryOptions, ServiceParameters, withA2AExtensions } from "@a2a-js/sdk-v03/client";
+import { Role as RoleV1, TaskState as TaskStateV1 } from "@a2a-js/sdk";
+import * as v1 from "@a2a-js/sdk/client";
 import { x402Client } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { toClientEvmSigner } from "@x402/evm";
@@ -141,12 +142,11 @@ describe.skipIf(!up)("A2A across two instances on one PostgreSQL", () => {
       rpcA: v03(await new ClientFactory(rpcFirst).createFromUrl(a.url)),
       rpcB: v03(await new ClientFactory(rpcFirst).createFromUrl(b.url)),
     };
-    // The 1.x client reaches a 0.3 agent through its v0.3 compatibility layer, opted into on the card resolver and each transport.
-    const compat = { legacyCompat: { enabled: true } };
+    // The 1.x client with its v0.3 compatibility off: it can only speak A2A 1.0, so every case below is served 1.0.
     const v1Options = (preferred: "JSONRPC" | "HTTP+JSON") =>
       v1.ClientFactoryOptions.createFrom(v1.ClientFactoryOptions.default, {
-        transports: [new v1.JsonRpcTransportFactory(compat), new v1.RestTransportFactory(compat)],
-        cardResolver: new v1.DefaultAgentCardResolver(compat),
+        transports: [new v1.JsonRpcTransportFactory(), new v1.RestTransportFactory()],
+        cardResolver: new v1.DefaultAgentCardResolver(),
         preferredTransports: [preferred],
       });
     const rpcFirstV1 = v1Options("JSONRPC");

@@ -1,6 +1,9 @@
 /**
- * A2A end to end with the official @a2a-js/sdk client against the real service and the
- * local chain: the card (validated against the A2A 0.3.0 JSON Schema) resolved by the
+ * A2A end to end with the official @a2a-js/sdk clients against the real service and the
+ * local chain. Most cases use the 0.3.14 client (A2A 0.3, served by the SDK's 0.3
+ * compatibility layer); the "A2A 1.0" block runs the 1.3 client (its own 0.3
+ * compatibility off, so 1.0 only) over both bindings through the card, the a2a-x402 flow,
+ * replays, a 0.3 task paid in 1.0 and 1.0's errors. 0.3 cases: the card (validated against the A2A 0.3.0 JSON Schema) resolved by the
  * SDK, both bindings (HTTP+JSON and JSON-RPC), free skills, the a2a-x402 flow
  * (input-required → a real EIP-3009 payload signed by the official @x402/evm client
  * scheme → completed with the artifact and the settlement receipt, balances moved by
@@ -16,8 +19,10 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Ajv from "ajv";
-import type { Message, MessageSendParams, Task } from "@a2a-js/sdk";
-import { Client, ClientFactory, ClientFactoryOptions, JsonRpcTransport, RestTransport, ServiceParameters, withA2AExtensions } from "@a2a-js/sdk/client";
+import type { Message, MessageSendParams, Task } from "@a2a-js/sdk-v03";
+import { Client, ClientFactory, ClientFactoryOptions, JsonRpcTransport, RestTransport, ServiceParameters, withA2AExtensions } from "@a2a-js/sdk-v03/client";
+import { Role as RoleV1, TaskState as TaskStateV1 } from "@a2a-js/sdk";
+import * as v1 from "@a2a-js/sdk/client";
 import { x402Client } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { toClientEvmSigner } from "@x402/evm";
@@ -515,6 +520,119 @@ describe("A2A answers hold the HTTP answer", () => {
       expect(t.status.state, JSON.stringify(t.status)).toBe("completed");
       expect(artifactData(t), skill).toEqual(body);
     }
+  });
+});
+
+describe("A2A 1.0: the official 1.x client (its 0.3 compatibility off) and raw 1.0 requests", () => {
+  type V1Task = { id: string; status: { state: number; message?: { metadata?: J; parts: J[] } }; artifacts: Array<{ parts: J[] }> };
+  const options = { serviceParameters: v1.ServiceParameters.create(v1.withA2AExtensions(X402)) };
+  const clients: Array<[string, v1.Client]> = [];
+  beforeAll(async () => {
+    for (const preferred of ["HTTP+JSON", "JSONRPC"]) {
+      const factory = new v1.ClientFactory(
+        v1.ClientFactoryOptions.createFrom(v1.ClientFactoryOptions.default, {
+          transports: [new v1.JsonRpcTransportFactory(), new v1.RestTransportFactory()],
+          cardResolver: new v1.DefaultAgentCardResolver(),
+          preferredTransports: [preferred],
+        }),
+      );
+      clients.push([preferred, await factory.createFromUrl(fx.svc.url)]);
+    }
+  });
+  const send1 = async (client: v1.Client, opts: { skill?: string; data?: J; metadata?: J; taskId?: string }): Promise<V1Task> => {
+    const part = opts.data ? { content: { $case: "data" as const, value: opts.data } } : { content: { $case: "text" as const, value: "please" } };
+    const message = {
+      messageId: randomUUID(),
+      contextId: "",
+      taskId: opts.taskId ?? "",
+      role: RoleV1.ROLE_USER,
+      parts: [{ ...part, metadata: undefined, filename: "", mediaType: "" }],
+      metadata: { ...(opts.skill ? { skill: opts.skill } : {}), ...opts.metadata },
+      extensions: [],
+      referenceTaskIds: [],
+    };
+    const r = (await client.sendMessage({ tenant: "", message, configuration: undefined, metadata: undefined } as never, options)) as unknown as V1Task;
+    if (!r.status) throw new Error(`expected a task, got ${JSON.stringify(r)}`);
+    return r;
+  };
+  const meta1 = (t: V1Task): J => t.status.message?.metadata ?? {};
+  const data1 = (t: V1Task): J => t.artifacts[0]?.parts[0]?.content?.value as J;
+
+  it("the card is chosen by A2A-Version: 1.0 gets the 1.0 card, no header the 0.3 card (Vary: A2A-Version)", async () => {
+    const res1 = await fetch(`${fx.svc.url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } });
+    expect(res1.headers.get("vary")).toMatch(/A2A-Version/i);
+    const card1 = (await res1.json()) as J;
+    expect(card1.protocolVersion).toBeUndefined();
+    expect(card1.supportedInterfaces).toEqual(expect.arrayContaining([{ url: `${fx.svc.url}/a2a/v1`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" }]));
+    const card03 = (await fx.json("/.well-known/agent-card.json")).body;
+    expect(card03.protocolVersion).toBe("0.3.0");
+    expect(card03.supportedInterfaces).toEqual(card1.supportedInterfaces);
+  });
+
+  it("free and paid skills on both bindings: input-required with the x402 requirement, the signed payload on the task completes it with the artifact and the receipt, charged once", async () => {
+    for (const [binding, client] of clients) {
+      const free = await send1(client, { skill: "get_xlm_sentiment" });
+      expect(free.status.state, binding).toBe(TaskStateV1.TASK_STATE_COMPLETED);
+      expect(data1(free)).toMatchObject({ sentiment: expect.any(Number) });
+
+      const first = await send1(client, { skill: "fng" });
+      expect(first.status.state, binding).toBe(TaskStateV1.TASK_STATE_INPUT_REQUIRED);
+      expect(meta1(first)["x402.payment.status"]).toBe("payment-required");
+      const required = meta1(first)["x402.payment.required"];
+      expect(required.accepts[0]).toMatchObject({ amount: PRICE_FNG.toString(), payTo: payTo.address });
+      const before = await chain.usdcBalance(payer.address);
+      const payload = await signer.createPaymentPayload(required);
+      const done = await send1(client, { taskId: first.id, metadata: { "x402.payment.status": "payment-submitted", "x402.payment.payload": payload } });
+      expect(done.status.state, JSON.stringify(done.status)).toBe(TaskStateV1.TASK_STATE_COMPLETED);
+      expect(FNG.output.safeParse(data1(done)).success).toBe(true);
+      expect(meta1(done)["x402.payment.status"]).toBe("payment-completed");
+      expect(meta1(done)["x402.payment.receipts"][0]).toMatchObject({ success: true, network: "eip155:8453" });
+      expect(before - (await chain.usdcBalance(payer.address))).toBe(PRICE_FNG);
+      expect(JSON.stringify(done)).not.toContain(payload.payload.signature as string);
+      // Presented again on a new task: the kept answer, nothing more charged.
+      const again = await send1(client, { skill: "fng", metadata: { "x402.payment.payload": payload } });
+      expect(meta1(again)["x402.payment.receipts"]).toEqual(meta1(done)["x402.payment.receipts"]);
+      expect(before - (await chain.usdcBalance(payer.address))).toBe(PRICE_FNG);
+      // Read back; a finished task takes no more messages and cannot be canceled.
+      const stored = (await client.getTask({ tenant: "", id: done.id, historyLength: 10 } as never)) as unknown as V1Task;
+      expect(stored.status.state).toBe(TaskStateV1.TASK_STATE_COMPLETED);
+      await expect(client.cancelTask({ tenant: "", id: done.id, metadata: undefined } as never)).rejects.toThrow(/cancel/i);
+      await expect(send1(client, { taskId: done.id, metadata: { api_key: "echo_fk_x" } })).rejects.toThrow(/terminal/i);
+    }
+  });
+
+  it("a task created in 0.3 is paid in 1.0 (one task store, one task)", async () => {
+    const first = await send(rpc, message({ skill: "fng" }));
+    const payload = await signer.createPaymentPayload(meta(first)["x402.payment.required"]);
+    const done = await send1(clients[0]![1], { taskId: first.id, metadata: { "x402.payment.payload": payload } });
+    expect(done.id).toBe(first.id);
+    expect(done.status.state).toBe(TaskStateV1.TASK_STATE_COMPLETED);
+    expect((await rest.getTask({ id: first.id })).status.state).toBe("completed");
+  });
+
+  it("errors in 1.0's terms: unknown skill and malformed parts (-32602 / 400 INVALID_ARGUMENT), an unsupported A2A-Version, unknown task, never 500", async () => {
+    for (const [, client] of clients) {
+      await expect(send1(client, { skill: "nope" })).rejects.toThrow(/Unknown skill "nope"/);
+      await expect(send1(client, { skill: "fng", data: { hours: "x" } }).then((t) => t.status.state)).resolves.toBe(TaskStateV1.TASK_STATE_FAILED);
+    }
+    const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${fx.svc.url}${path}`, { method: "POST", headers: { "Content-Type": "application/json", "A2A-Version": "1.0", ...headers }, body: JSON.stringify(body) });
+    const badData = await post("/a2a/v1/message:send", { message: { messageId: "m", role: "ROLE_USER", parts: [{ data: [1, 2] }], metadata: { skill: "fng" } } });
+    expect(badData.status).toBe(400);
+    expect(((await badData.json()) as J).error).toMatchObject({ code: 400, status: "INVALID_ARGUMENT", message: expect.stringMatching(/JSON object/) });
+    const rpcBad = (await (await post("/a2a/jsonrpc", { jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }], metadata: { skill: "nope" } } } })).json()) as J;
+    expect(rpcBad.error.code).toBe(-32602);
+    const version = await post("/a2a/v1/message:send", { message: { messageId: "m", role: "ROLE_USER", parts: [], metadata: { skill: "fng" } } }, { "A2A-Version": "9.0" });
+    expect(version.status).toBe(400);
+    const missing = await fetch(`${fx.svc.url}/a2a/v1/tasks/${randomUUID()}`, { headers: { "A2A-Version": "1.0" } });
+    expect(missing.status).toBe(404);
+    const list = (await (await post("/a2a/jsonrpc", { jsonrpc: "2.0", id: 2, method: "ListTasks", params: {} })).json()) as J;
+    expect(list.error.code).toBe(-32004);
+    // The extension is echoed in 1.0's header.
+    const ext = await post("/a2a/v1/message:send", { message: { messageId: "m", role: "ROLE_USER", parts: [], metadata: { skill: "get_xlm_sentiment" } } }, { "A2A-Extensions": X402 });
+    expect(ext.status).toBe(200);
+    expect(ext.headers.get("a2a-extensions")).toBe(X402);
+    expect(((await ext.json()) as J).task.status.state).toBe("TASK_STATE_COMPLETED");
   });
 });
 

@@ -1,6 +1,6 @@
 /** The A2A pieces that need no server: message checks, credential reading, task redaction, x402 error codes. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Message, Task } from "@a2a-js/sdk";
+import { Role, TaskState, type Message, type Part, type Task } from "@a2a-js/sdk";
 import { checkMessage, credentialOf, dataOf } from "@/lib/a2a/message";
 import { boundedTask, DatabaseTaskStore, redactTask } from "@/lib/a2a/task-store";
 import { resetEnvForTests } from "@/lib/config/env";
@@ -9,19 +9,25 @@ import { paymentErrorCode } from "@/lib/a2a/x402";
 import { a2aSkills } from "@/lib/a2a/skills";
 import { PRODUCTS } from "@/lib/catalog";
 
-const msg = (over: Partial<Message> = {}): Message => ({ kind: "message", role: "user", messageId: "m", parts: [], metadata: { skill: "fng" }, ...over });
+const msg = (over: Partial<Message> = {}): Message => ({ role: Role.ROLE_USER, messageId: "m", contextId: "", taskId: "", parts: [], metadata: { skill: "fng" }, extensions: [], referenceTaskIds: [], ...over });
+const data = (value: unknown): Part => ({ content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "" });
+const text = (value: string): Part => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "" });
+/** checkMessage on a SendMessageRequest holding `message` (decoded by the SDK's codec, as the bindings hand it over). */
+const send = (message: unknown) => checkMessage({ message, tenant: "", configuration: undefined, metadata: undefined } as never);
+const STATE = { submitted: TaskState.TASK_STATE_SUBMITTED, completed: TaskState.TASK_STATE_COMPLETED, canceled: TaskState.TASK_STATE_CANCELED, "input-required": TaskState.TASK_STATE_INPUT_REQUIRED } as const;
+const st = (state: keyof typeof STATE) => ({ state: STATE[state], message: undefined, timestamp: undefined });
 
 describe("A2A messages", () => {
   it("accepts a skill with one data part, refuses unknown skills, several data parts and non-object data", () => {
-    expect(() => checkMessage({ message: msg({ parts: [{ kind: "data", data: { hours: 5 } }] }) })).not.toThrow();
-    expect(() => checkMessage({ message: msg({ metadata: { skill: "nope" } }) })).toThrow(/Unknown skill "nope"/);
-    expect(() => checkMessage({ message: msg({ metadata: {} }) })).toThrow(/Name the skill/);
-    expect(() => checkMessage({ message: msg({ metadata: {}, taskId: "t" }) })).not.toThrow();
-    expect(() => checkMessage({ message: msg({ parts: [{ kind: "data", data: {} }, { kind: "data", data: {} }] }) })).toThrow(/one data part/);
-    expect(() => checkMessage({ message: msg({ parts: [{ kind: "data", data: "x" as never }] }) })).toThrow(/JSON object/);
-    expect(() => checkMessage({ message: msg({ parts: [{ kind: "video" } as never] }) })).toThrow(/text, data or file/);
-    expect(() => checkMessage({ message: null as never })).toThrow(/Message object/);
-    expect(() => checkMessage({ message: msg({ metadata: { skill: "fng", api_key: 5 } }) })).toThrow(/api_key/);
+    expect(() => send(msg({ parts: [data({ hours: 5 })] }))).not.toThrow();
+    expect(() => send(msg({ metadata: { skill: "nope" } }))).toThrow(/Unknown skill "nope"/);
+    expect(() => send(msg({ metadata: {} }))).toThrow(/Name the skill/);
+    expect(() => send(msg({ metadata: {}, taskId: "t" }))).not.toThrow();
+    expect(() => send(msg({ parts: [data({}), data({})] }))).toThrow(/one data part/);
+    expect(() => send(msg({ parts: [data("x" as never)] }))).toThrow(/JSON object/);
+    expect(() => send(msg({ parts: [{ content: { $case: "video", value: "" } } as never] }))).toThrow(/text, data or file/);
+    expect(() => send(null)).toThrow(/Message object/);
+    expect(() => send(msg({ metadata: { skill: "fng", api_key: 5 } }))).toThrow(/api_key/);
   });
 
   it("reads the credential in the gate's order (payment, bundle, key) and the payload object as base64", () => {
@@ -31,7 +37,7 @@ describe("A2A messages", () => {
     expect(credentialOf(msg({ metadata: { bundle_token: "echo_bt_x", api_key: "echo_fk_y" } }))).toEqual({ kind: "bundle", token: "echo_bt_x" });
     expect(credentialOf(msg({ metadata: { api_key: " echo_fk_y " } }))).toEqual({ kind: "api_key", key: "echo_fk_y" });
     expect(credentialOf(msg())).toEqual({ kind: "none" });
-    expect(dataOf(msg({ parts: [{ kind: "text", text: "hi" }, { kind: "data", data: { limit: 3 } }] }))).toEqual({ limit: 3 });
+    expect(dataOf(msg({ parts: [text("hi"), data({ limit: 3 })] }))).toEqual({ limit: 3 });
   });
 
   it("has one skill per catalog product plus the two free tools", () => {
@@ -42,15 +48,16 @@ describe("A2A messages", () => {
 
 describe("A2A task store (the instance's database; here embedded PGlite in memory)", () => {
   const task = (over: Partial<Task> = {}): Task => ({
-    kind: "task",
     id: "t1",
     contextId: "c",
-    status: { state: "input-required" },
+    status: st("input-required"),
     history: [msg({ metadata: { skill: "fng", api_key: "echo_fk_secret", "x402.payment.payload": { s: 1 } } })],
+    artifacts: [],
+    metadata: undefined,
     ...over,
   });
   /** A request's buffer, as the bindings' Caller carries it. */
-  const request = () => ({ user: { pendingTasks: new Map<string, Task>(), readTasks: new Map<string, Task>() } }) as never;
+  const request = () => ({ user: { pendingTasks: new Map<string, Task>(), readTasks: new Map<string, Task>(), newTasks: new Set<string>() } }) as never;
   beforeAll(() => {
     process.env.DATA_DIR = "memory";
     delete process.env.DATABASE_URL;
@@ -74,24 +81,34 @@ describe("A2A task store (the instance's database; here embedded PGlite in memor
   it("keeps a request's writes in its buffer until the flush, then writes them once; another request reads the stored task", async () => {
     const store = new DatabaseTaskStore();
     const ctx = request();
-    await store.save(task({ id: "b1", status: { state: "submitted" } }), ctx);
-    await store.save(task({ id: "b1", status: { state: "completed" } }), ctx);
-    expect((await store.load("b1", ctx))?.status.state).toBe("completed");
+    await store.save(task({ id: "b1", status: st("submitted") }), ctx);
+    await store.save(task({ id: "b1", status: st("completed") }), ctx);
+    expect((await store.load("b1", ctx))?.status?.state).toBe(STATE["completed"]);
     expect(await store.load("b1")).toBeUndefined();
     await store.flush(ctx);
-    expect((await store.load("b1", request()))?.status.state).toBe("completed");
+    expect((await store.load("b1", request()))?.status?.state).toBe(STATE["completed"]);
+  });
+
+  it("does not read the database for a task the request creates (its id was just generated)", async () => {
+    const store = new DatabaseTaskStore();
+    await store.save(task({ id: "n0" }));
+    const ctx = request() as { user: { newTasks: Set<string> } };
+    ctx.user.newTasks.add("n0");
+    expect(await store.load("n0", ctx as never)).toBeUndefined();
+    await store.save(task({ id: "n0", status: st("completed") }), ctx as never);
+    expect((await store.load("n0", ctx as never))?.status?.state).toBe(STATE["completed"]);
   });
 
   it("never moves a finished task back (a late write from another instance), but a paid completion replaces a cancel", async () => {
     const store = new DatabaseTaskStore();
-    await store.save(task({ id: "f1", status: { state: "completed" } }));
-    await store.save(task({ id: "f1", status: { state: "input-required" } }));
-    expect((await store.load("f1"))?.status.state).toBe("completed");
-    await store.save(task({ id: "f2", status: { state: "canceled" } }));
-    await store.save(task({ id: "f2", status: { state: "completed" } }));
-    expect((await store.load("f2"))?.status.state).toBe("completed");
-    await store.save(task({ id: "f2", status: { state: "canceled" } }));
-    expect((await store.load("f2"))?.status.state).toBe("completed");
+    await store.save(task({ id: "f1", status: st("completed") }));
+    await store.save(task({ id: "f1", status: st("input-required") }));
+    expect((await store.load("f1"))?.status?.state).toBe(STATE["completed"]);
+    await store.save(task({ id: "f2", status: st("canceled") }));
+    await store.save(task({ id: "f2", status: st("completed") }));
+    expect((await store.load("f2"))?.status?.state).toBe(STATE["completed"]);
+    await store.save(task({ id: "f2", status: st("canceled") }));
+    expect((await store.load("f2"))?.status?.state).toBe(STATE["completed"]);
   });
 
   it("forgets expired tasks, bounds the history and the size, and takes text PostgreSQL's jsonb has no character for", async () => {
@@ -102,10 +119,10 @@ describe("A2A task store (the instance's database; here embedded PGlite in memor
     const many = Array.from({ length: 50 }, (_, i) => msg({ messageId: `m${i}` }));
     await store.save(task({ id: "h1", history: many }));
     expect((await store.load("h1"))?.history?.map((m) => m.messageId)).toEqual(many.slice(-20).map((m) => m.messageId));
-    const big = { artifactId: "a", parts: [{ kind: "data" as const, data: { pad: "x".repeat(600_000) } }] };
-    const { task: kept, json } = boundedTask(task({ id: "s1", status: { state: "completed" }, artifacts: [big] }));
+    const big = { artifactId: "a", name: "", description: "", parts: [data({ pad: "x".repeat(600_000) })], metadata: undefined, extensions: [] };
+    const { task: kept, json } = boundedTask(task({ id: "s1", status: st("completed"), artifacts: [big] }));
     expect(Buffer.byteLength(json)).toBeLessThanOrEqual(512 * 1024);
-    expect(kept.artifacts?.[0]?.parts[0]).toMatchObject({ kind: "text", text: expect.stringMatching(/delivered in the answer/) });
+    expect(kept.artifacts?.[0]?.parts[0]).toMatchObject({ content: { $case: "text", value: expect.stringMatching(/delivered in the answer/) } });
     // Beyond the row bound the sweep keeps the tasks written last.
     for (const id of ["r1", "r2", "r3"]) await store.save(task({ id }));
     // Distinct expiry times (three writes can fall in one millisecond): r3 written last.
@@ -116,8 +133,8 @@ describe("A2A task store (the instance's database; here embedded PGlite in memor
     expect(await total()).toBe(2);
     expect(await store.load("r3")).toBeDefined();
     expect(await store.load("r1")).toBeUndefined();
-    await store.save(task({ id: "n1", history: [msg({ parts: [{ kind: "text", text: "a\u0000b \\u0000" }] })] }));
-    expect((await store.load("n1"))?.history?.[0]?.parts[0]).toEqual({ kind: "text", text: "a\uFFFDb \\u0000" });
+    await store.save(task({ id: "n1", history: [msg({ parts: [text("a\u0000b \\u0000")] })] }));
+    expect((await store.load("n1"))?.history?.[0]?.parts[0]).toEqual(text("a\uFFFDb \\u0000"));
   });
 });
 

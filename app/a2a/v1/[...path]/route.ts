@@ -1,4 +1,4 @@
-// /a2a/v1/* — A2A 0.3.0 HTTP+JSON binding: POST message:send, GET tasks/{id}, POST tasks/{id}:cancel, GET card; OPTIONS and 405 per resource. See lib/a2a.
+// /a2a/v1/* — A2A HTTP+JSON binding (1.0 with A2A-Version: 1.0, else 0.3): POST message:send, GET tasks/{id}, POST tasks/{id}:cancel, GET card; OPTIONS and 405 per resource. See lib/a2a.
 import { serveRest } from "@/lib/a2a/rest";
 
 export const dynamic = "force-dynamic";
