@@ -19,6 +19,9 @@
  * - a settlement behind a transaction of the key stuck on the wire (this node does not
  *   queue nonces) → 503 settlement_pending (`nonce_gap`), its nonce recorded unused and
  *   used by the next settlement: no nonce is burnt, nothing waits behind a gap;
+ * - a settlement the node mines reverted and answers with an error (Hardhat automining;
+ *   the payer's funds left while it was on the wire) → 402 naming the transaction, whose
+ *   fee is recorded (ledger report, the payer's fee budget);
  * - a contract-wallet payer (ERC-1271, settled by the official x402 scheme) whose
  *   settlement fails on our side → 503 settlement_pending, never 402: the same payment is
  *   served once our side works again.
@@ -141,6 +144,41 @@ for (const [i, mode] of MODES.entries()) {
       expect(again.status).toBe(200);
       expect(proxy.state.sends).toBe(sends + 2);
       expect(await chain.usdcBalance(payer().address)).toBe(before - 10_000n);
+    });
+
+    it("a settlement the node mines reverted and answers with an error (automine): 402 naming the transaction, and its fee is recorded against the payer", async () => {
+      const header = await pay("/v1/fng");
+      const balance = await chain.usdcBalance(payer().address);
+      const network = (await requirement("/v1/fng")).network;
+      const fees = async () => (await debug()).fees?.[network] ?? { failed: "0", failed_transactions: 0 };
+      const before = await fees();
+      const wallet = createWalletClient({ account: payer(), chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) }).extend(publicActions);
+      // The payer's funds leave while the settlement is on the wire (verified, not yet mined):
+      // the node runs the transfer as it takes it, it reverts, and the key pays its gas.
+      const held = proxy.hold();
+      const answer = fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      await held;
+      try {
+        const away = await wallet.writeContract({ address: BASE_USDC, abi: parseAbi(["function transfer(address to, uint256 value) returns (bool)"]), functionName: "transfer", args: [payTo().address, balance] });
+        await wallet.waitForTransactionReceipt({ hash: away });
+      } finally {
+        proxy.release();
+      }
+      const res = await answer;
+      try {
+        expect(res.status, await res.clone().text()).toBe(402);
+        const body = await res.json();
+        expect(body.code).toBe("settlement_failed");
+        const tx = /Transaction (0x[0-9a-f]{64}) was sent and reverted/.exec(String(body.error))?.[1] as Hex | undefined;
+        expect(tx, JSON.stringify(body)).toBeDefined();
+        const receipt = await chain.publicClient.getTransactionReceipt({ hash: tx! });
+        expect(receipt.status).toBe("reverted");
+        const after = await fees();
+        expect(after.failed_transactions).toBe(before.failed_transactions + 1);
+        expect(BigInt(after.failed) - BigInt(before.failed)).toBe(receipt.gasUsed * receipt.effectiveGasPrice);
+      } finally {
+        await chain.mintUsdc(payer().address, balance);
+      }
     });
 
     it("the RPC node does not answer while the payment is verified: 503 with Retry-After (not 402), nothing charged; the same payment is served once it answers", async () => {

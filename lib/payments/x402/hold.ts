@@ -45,7 +45,7 @@ export interface HoldInput {
   req: PaymentRequirements;
   /** `readAhead: false`: the settlement prepares its transaction itself (optimistic mode), nothing to read for it during verification. */
   verify(payload: PaymentPayload, req: PaymentRequirements, opts?: { readAhead?: boolean }): Promise<CheckedVerify>;
-  settle(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle>;
+  settle(payload: PaymentPayload, req: PaymentRequirements): Promise<SettleResult>;
   /**
    * Reads the payment's outcome on chain (used after an unknown or refused settlement);
    * `knownTx` is the transaction an earlier attempt reported, if any.
@@ -296,7 +296,7 @@ async function fundsCover(o: HoldInput, lock: PaymentLock): Promise<void> {
 
 /** The fee the payment's transaction cost (see HoldInput.fee), counted in the metrics; null when not learned. */
 async function feeOf(o: HoldInput, tx: string, s: SettleResult, failed: boolean): Promise<bigint | null> {
-  if (!o.fee || !tx) return null;
+  if (!o.fee || (!tx && s.fee === undefined)) return null;
   try {
     const fee = await o.fee(tx, s, failed);
     if (fee !== null) countFee(o.req.network, failed ? "failed" : "settled", fee);
@@ -424,7 +424,10 @@ async function settleHeld(
   /** Nothing moved and the payment is fine: the row is dropped (or, taken over, left claimable) and the authorization stays usable. */
   const defer = async (err: NotSentError): Promise<never> => {
     await releaseLock(lock).catch((e: unknown) => log.error("payment.release_failed", { paymentId: lock.id, message: (e as Error).message }));
-    log.warn("payment.settle_deferred", { paymentId: lock.id, network: o.req.network, reason: err.reason, message: err.message });
+    // Transactions of ours mined meanwhile (reverted for a reason of ours, a wallet
+    // deployment) cost the key: counted as failed settlements' fees, not the payer's.
+    if (err.fee !== undefined && o.fee) countFee(o.req.network, "failed", err.fee);
+    log.warn("payment.settle_deferred", { paymentId: lock.id, network: o.req.network, reason: err.reason, message: err.message, ...(err.fee !== undefined ? { fee: err.fee.toString() } : {}) });
     throw deferred(lock.id, err);
   };
   try {
@@ -474,9 +477,13 @@ async function settleHeld(
       const pays = out?.kind === "void" || !o.stillPays ? false : await o.stillPays(o.payload, o.req).catch(() => null);
       if (pays !== false) {
         const why = `${s.errorReason ?? "settlement failed"}${s.errorMessage ? `: ${s.errorMessage.split("\n")[0]}` : ""}`;
-        return defer(new NotSentError(`the settlement was refused although the transfer still goes through (${why})`, pays === null ? "rpc_unreachable" : "transaction_refused"));
+        const ours = new NotSentError(`the settlement was refused although the transfer still goes through (${why})`, pays === null ? "rpc_unreachable" : "transaction_refused");
+        ours.fee = s.fee;
+        return defer(ours);
       }
-      const fee = s.transaction ? await feeOf(o, s.transaction, s, true) : null;
+      // Also without a transaction in the answer: a wallet deployment mined before a transfer
+      // that failed, or one that reverted, cost the key its gas (the settlement's `fee`).
+      const fee = await feeOf(o, s.transaction, s, true);
       await markFailed(lock, s.errorReason ?? "settlement failed", fee);
       if (fee && o.payer) forgetPayerFees(o.req.network, o.payer);
       const sent = s.transaction ? ` Transaction ${s.transaction} was sent and reverted; no funds moved.` : " Nothing was charged.";
