@@ -391,8 +391,20 @@ export type ContractCall = { address: Hex; abi: unknown; functionName: string; a
  */
 export function walletSettlementCall(payload: PaymentPayload, req: PaymentRequirements, payerCode: Hex | undefined): { call: ContractCall; deploys: boolean } | null {
   const p = eip3009Of(payload);
-  const a = p?.authorization;
-  if (!a || typeof p.signature !== "string" || isPlainEcdsa(p.signature)) return null;
+  if (!p?.authorization || typeof p.signature !== "string" || isPlainEcdsa(p.signature)) return null;
+  return settlementCall(payload, req, payerCode, true);
+}
+
+/**
+ * The transfer of an authorization as one contract call, for any signature: v, r, s for a
+ * plain one (also inside an ERC-6492 wrapper of a deployed wallet), the bytes otherwise;
+ * an ERC-6492 wallet not deployed yet (`payerCode` empty) is deployed first in the same
+ * Multicall3 call (`requireSuccess`: it reverts when either fails; else it answers each
+ * call's success). Throws on a malformed authorization.
+ */
+function settlementCall(payload: PaymentPayload, req: PaymentRequirements, payerCode: Hex | undefined, requireSuccess: boolean): { call: ContractCall; deploys: boolean } {
+  const p = eip3009Of(payload);
+  const a = p.authorization;
   const asset = getAddress(req.asset);
   const head = [getAddress(a.from), getAddress(a.to), BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce] as const;
   let signature = p.signature;
@@ -405,10 +417,9 @@ export function walletSettlementCall(payload: PaymentPayload, req: PaymentRequir
         { target: wrapped.address, callData: wrapped.data },
         { target: asset, callData: transfer },
       ];
-      return { call: { address: MULTICALL3, abi: tryAggregateAbi, functionName: "tryAggregate", args: [true, calls] }, deploys: true };
+      return { call: { address: MULTICALL3, abi: tryAggregateAbi, functionName: "tryAggregate", args: [requireSuccess, calls] }, deploys: true };
     }
   }
-  // A plain signature inside an ERC-6492 wrapper of a deployed wallet goes as v, r, s.
   if (isPlainEcdsa(signature)) {
     const sig = parseSignature(signature);
     return { call: { address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: [...head, sig.v ?? BigInt(sig.yParity), sig.r, sig.s] }, deploys: false };
@@ -424,34 +435,12 @@ export function walletSettlementCall(payload: PaymentPayload, req: PaymentRequir
  */
 export async function transferSimulates(client: Pick<PublicClient, "readContract" | "getCode">, payload: PaymentPayload, req: PaymentRequirements): Promise<boolean | null> {
   const p = eip3009Of(payload);
-  const a = p.authorization;
   const read = client.readContract as unknown as ReadContract;
   try {
-    const asset = getAddress(req.asset);
-    const head = [getAddress(a.from), getAddress(a.to), BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce] as const;
-    let signature = p.signature;
-    if (isErc6492Signature(signature)) {
-      const wrapped = parseErc6492Signature(signature);
-      signature = wrapped.signature;
-      const code = await client.getCode({ address: getAddress(a.from) });
-      if (wrapped.address && wrapped.data && (!code || code === "0x")) {
-        const transfer = encodeFunctionData({ abi: eip3009ABI, functionName: "transferWithAuthorization", args: [...head, signature] });
-        const results = (await read({
-          address: MULTICALL3,
-          abi: tryAggregateAbi,
-          functionName: "tryAggregate",
-          args: [false, [{ target: wrapped.address, callData: wrapped.data }, { target: asset, callData: transfer }]],
-        })) as ReadonlyArray<{ success: boolean }>;
-        return results[1]?.success === true;
-      }
-    }
-    if (isPlainEcdsa(signature)) {
-      const sig = parseSignature(signature);
-      await read({ address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: [...head, sig.v ?? BigInt(sig.yParity), sig.r, sig.s] });
-    } else {
-      await read({ address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: [...head, signature] });
-    }
-    return true;
+    const code = isErc6492Signature(p.signature) ? await client.getCode({ address: getAddress(p.authorization.from) }) : undefined;
+    const { call, deploys } = settlementCall(payload, req, code, false);
+    const results = await read(call);
+    return deploys ? (results as ReadonlyArray<{ success: boolean }>)[1]?.success === true : true;
   } catch (err) {
     return noAnswer(err) ? null : false;
   }
