@@ -93,6 +93,12 @@ export interface HoldInput {
    */
   fee?(tx: string, s: SettleResult, failed: boolean): Promise<bigint | null> | bigint | null;
   /**
+   * What transaction `tx` cost the service's key, read from the chain: null when it was not
+   * mined (or the key is not ours). Asked for an earlier attempt's transaction whose answer
+   * was lost, when the payment taken over turns out unpaid (endUnpaid).
+   */
+  minedFee?(tx: string): Promise<bigint | null>;
+  /**
    * The bound on what the settlement may cost the service (EVM gas against the price,
    * lib/payments/x402/facilitator.ts evmGasBound): `now` judges from what is held without
    * a request (null: passes; an ApiError: would refuse; undefined: not known), `check`
@@ -234,7 +240,7 @@ async function holdLocked(
         throw pending(lock.id, out === null ? "its outcome could not be read from the chain" : `transaction ${lock.reclaimed.txHash} of an earlier attempt is still waiting to be included`);
       }
       // Never transferred: void (used elsewhere or cancelled), expired, or refused now.
-      await endUnpaid(o, lock, out.kind === "void" ? "failed" : o.expired?.() ? "expired" : null, v.invalidReason ?? "invalid");
+      await endUnpaid(o, lock, out.kind === "void" ? "failed" : o.expired?.() ? "expired" : null, v.invalidReason ?? "invalid", lock.reclaimed.txHash);
     } else {
       await releaseLock(lock);
     }
@@ -328,10 +334,19 @@ async function settleTakenOver(o: HoldInput, tx: string): Promise<CheckedSettle>
   return o.settle(o.payload, o.req);
 }
 
-/** Ends a taken-over payment that was never transferred: failed (void), expired, or released (refused now, may be presented again). */
-async function endUnpaid(o: HoldInput, lock: PaymentLock, status: "failed" | "expired" | null, reason: string): Promise<void> {
-  log.info("payment.taken_over_unpaid", { paymentId: lock.id, network: o.req.network, status: status ?? "released", reason });
-  if (status === "failed") return markFailed(lock, reason);
+/**
+ * Ends a taken-over payment that was never transferred: failed (void), expired, or released
+ * (refused now, may be presented again). When the earlier attempt's transaction `tx` was
+ * mined and failed (its answer was lost), it cost the key its fee: the payment then ends
+ * failed with that fee, as it would have had the answer arrived (the fee counts against
+ * the payer's budget, and the authorization is not taken again).
+ */
+async function endUnpaid(o: HoldInput, lock: PaymentLock, status: "failed" | "expired" | null, reason: string, tx?: string | null): Promise<void> {
+  const fee = tx && status !== "expired" && o.minedFee ? await o.minedFee(tx).catch(() => null) : null;
+  if (fee !== null) countFee(o.req.network, "failed", fee);
+  log.info("payment.taken_over_unpaid", { paymentId: lock.id, network: o.req.network, status: status ?? (fee ? "failed" : "released"), reason, ...(fee !== null ? { transaction: tx, fee: fee.toString() } : {}) });
+  if (fee !== null && o.payer) forgetPayerFees(o.req.network, o.payer);
+  if (status === "failed" || fee !== null) return markFailed(lock, reason, fee);
   if (status === "expired") return markExpired(lock);
   return forgetLock(lock);
 }
