@@ -84,11 +84,22 @@ for (const [i, mode] of MODES.entries()) {
       const req = await requirement("/v1/fng");
       const header = v2Header(req, await signAuthorization(account, { to: req.payTo as `0x${string}`, value: BigInt(req.amount) }));
       const wallet = createWalletClient({ account, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) }).extend(publicActions);
-      const moveAway = async () => {
-        const away = await wallet.writeContract({ address: BASE_USDC, abi: parseAbi(["function transfer(address to, uint256 value) returns (bool)"]), functionName: "transfer", args: [payTo().address, 1_000_000n] });
-        await wallet.waitForTransactionReceipt({ hash: away });
+      /** The payment presented; its funds leave while its settlement is held on the wire (the node's answer then lost when asked): the answer and the settlement's nonce. */
+      const presentWhileFundsLeave = async (loseAnswer = false) => {
+        const held = proxy.hold();
+        proxy.state.loseNextAnswer = loseAnswer;
+        const answer = fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+        const nonce = await held;
+        try {
+          const away = await wallet.writeContract({ address: BASE_USDC, abi: parseAbi(["function transfer(address to, uint256 value) returns (bool)"]), functionName: "transfer", args: [payTo().address, 1_000_000n] });
+          await wallet.waitForTransactionReceipt({ hash: away });
+        } finally {
+          proxy.release();
+        }
+        return { res: await answer, nonce };
       };
-      return { header, network: req.network, moveAway };
+      const fees = async () => (await debug()).fees?.[req.network] ?? { failed: "0", failed_transactions: 0 };
+      return { header, fees, presentWhileFundsLeave };
     };
 
     beforeAll(async () => {
@@ -167,20 +178,11 @@ for (const [i, mode] of MODES.entries()) {
     });
 
     it("a settlement the node mines reverted and answers with an error (automine): 402 naming the transaction, and its fee is recorded against the payer", async () => {
-      const { header, network, moveAway } = await failingPayer();
-      const fees = async () => (await debug()).fees?.[network] ?? { failed: "0", failed_transactions: 0 };
+      const { fees, presentWhileFundsLeave } = await failingPayer();
       const before = await fees();
       // The payer's funds leave while the settlement is on the wire (verified, not yet mined):
       // the node runs the transfer as it takes it, it reverts, and the key pays its gas.
-      const held = proxy.hold();
-      const answer = fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
-      await held;
-      try {
-        await moveAway();
-      } finally {
-        proxy.release();
-      }
-      const res = await answer;
+      const { res } = await presentWhileFundsLeave();
       expect(res.status, await res.clone().text()).toBe(402);
       const body = await res.json();
       expect(body.code).toBe("settlement_failed");
@@ -194,20 +196,10 @@ for (const [i, mode] of MODES.entries()) {
     });
 
     it("the same, with the node's answer lost (503 settlement_pending): presented again, the payment is refused and the reverted transaction's fee is recorded against the payer", async () => {
-      const { header, network, moveAway } = await failingPayer();
-      const fees = async () => (await debug()).fees?.[network] ?? { failed: "0", failed_transactions: 0 };
+      const { header, fees, presentWhileFundsLeave } = await failingPayer();
       const before = await fees();
       const key = chain.accounts[0]!.address;
-      const held = proxy.hold();
-      proxy.state.loseNextAnswer = true;
-      const answer = fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
-      const nonce = await held;
-      try {
-        await moveAway();
-      } finally {
-        proxy.release();
-      }
-      const first = await answer;
+      const { res: first, nonce } = await presentWhileFundsLeave(true);
       expect(first.status, await first.clone().text()).toBe(503);
       expect((await first.json()).error.code).toBe("settlement_pending");
       // The settlement was mined, reverted.
