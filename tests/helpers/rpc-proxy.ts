@@ -10,7 +10,8 @@
  * goes on to the node even if its sender gave up meanwhile, as a request stuck in a
  * network would; `hold()` arms it and resolves with the held send's nonce), and
  * `refuseBatches` answers batches like providers that do not take them. `sentNonces`
- * lists the nonce of every send in arrival order, `gapRefusals` counts the node's "nonce
+ * lists the nonce of every send in arrival order, `loseNextAnswer` loses the next send's
+ * answer after forwarding it (with "hold-send": held, then mined, its answer lost), `gapRefusals` counts the node's "nonce
  * too high" answers, `nonceRefusals` its refusals of a nonce another transaction has
  * (`nonce too low`, `replacement transaction underpriced`, `already known`). The same
  * node, with the same faults, is at `wsUrl` over WebSocket.
@@ -30,7 +31,7 @@ function sentNonce(body: string): number {
 }
 
 export async function rpcProxy(target: string) {
-  const state = { fault: "none" as Fault, sends: 0, sentNonces: [] as number[], refuseBatches: false, refusedBatches: 0, down: false, gapRefusals: 0, nonceRefusals: 0 };
+  const state = { fault: "none" as Fault, sends: 0, sentNonces: [] as number[], refuseBatches: false, refusedBatches: 0, down: false, gapRefusals: 0, nonceRefusals: 0, loseNextAnswer: false };
   /** The send held by "hold-send": its nonce, and how to let it go. */
   let holding: { nonce: Promise<number>; seen: (n: number) => void; go: () => void; turn: Promise<void> } | null = null;
   const armHold = () => {
@@ -56,6 +57,8 @@ export async function rpcProxy(target: string) {
     }
     const isSend = /"eth_sendRawTransaction"/.test(body);
     let fault = isSend ? state.fault : "none";
+    const lose = isSend && state.loseNextAnswer;
+    if (lose) state.loseNextAnswer = false;
     let answered = () => {};
     if (isSend) {
       state.sends++;
@@ -95,7 +98,7 @@ export async function rpcProxy(target: string) {
     if (/nonce too high/i.test(text)) state.gapRefusals++;
     if (isSend && /nonce too low|underpriced|already known|known transaction/i.test(text)) state.nonceRefusals++;
     answered();
-    if (fault === "hang-after-send") return "silent"; // forwarded (and mined), answer lost
+    if (fault === "hang-after-send" || lose) return "silent"; // forwarded (and mined), answer lost
     return { status: upstream.status, text };
   };
   const server = http.createServer(async (req, res) => {

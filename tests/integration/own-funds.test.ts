@@ -8,16 +8,19 @@
  *   automine and at 2 s blocks across two instances sharing PostgreSQL;
  * - optimistic mode, a payer holding 0.01 USDC, 20 payments of 0.005 at once: two
  *   delivered, no transfer that reverts for lack of funds;
- * - a payer with funds is not refused for paying several calls at once.
+ * - a payer with funds is not refused for paying several calls at once;
+ * - the gas bound (X402_MAX_GAS_SHARE) covers contract wallets (ERC-1271, and ERC-6492
+ *   whose settlement deploys the wallet first, its deployment's gas included), and the gas
+ *   of every transaction such a settlement mined is recorded.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Address } from "viem";
+import { encodeFunctionData, parseAbi, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { startSimulator, type Simulator } from "@/lib/upstream-sim/server";
 import { startService, type Service } from "../helpers/service";
-import { startChain, type Chain } from "../helpers/chain";
-import { requirementFrom, signAuthorization, v2Header, type Requirement } from "../helpers/payments";
+import { BASE_USDC, startChain, WALLET_FACTORY, walletFactoryAbi, type Chain } from "../helpers/chain";
+import { requirementFrom, signAuthorization, signWalletAuthorization, v2Header, type Requirement } from "../helpers/payments";
 import { hasPostgres, hasRedis, POSTGRES_URL, REDIS_URL } from "../helpers/services";
 
 const up = (await hasPostgres()) && (await hasRedis());
@@ -49,6 +52,7 @@ describe.skipIf(!up)("a payer cannot make the service pay fees for settlements t
       // /v1/sentiment ($0.005) settles optimistically; /v1/fng ($0.01) in confirmed mode.
       X402_OPTIMISTIC_MAX_USD: "0.005",
       X402_OPTIMISTIC_PAYER_CAP_USD: "0.1",
+      X402_EIP6492_FACTORIES: WALLET_FACTORY,
     };
     [a, b] = await Promise.all([startService({ env, timeoutMs: 240_000 }), startService({ env, timeoutMs: 240_000 })]);
   }, 300_000);
@@ -184,6 +188,89 @@ describe.skipIf(!up)("a payer cannot make the service pay fees for settlements t
     expect(BigInt(report.fees[req.network].settled)).toBeGreaterThanOrEqual(tx.gasUsed * tx.effectiveGasPrice);
     const metrics = await fetch(`${a.url}/metrics`, { headers: { Authorization: `Bearer ${ADMIN}` } }).then((r) => r.text());
     expect(metrics).toMatch(/echo_settlement_fees_total\{method="evm-exact",network="eip155:8453",unit="wei",outcome="settled"\} [1-9]/);
+  });
+
+  it("contract wallets: at fees where a deployed wallet's transfer is within the bound, an ERC-6492 payment whose settlement must deploy the wallet first is refused (402 gas_too_expensive, nothing sent); at high fees a deployed wallet's (ERC-1271) too; at low fees both are served and the gas of the deployment and the transfer is recorded", async () => {
+    await chain.setIntervalMining(0);
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const deployed = await chain.deployWallet(owner.address, `0x${randomBytes(32).toString("hex")}`);
+    const salt = `0x${randomBytes(32).toString("hex")}` as Hex;
+    const undeployed = await chain.walletAddress(owner.address, salt);
+    await chain.mintUsdc(deployed, 100_000n);
+    await chain.mintUsdc(undeployed, 100_000n);
+    const req = await requirement("/v1/fng");
+    const sign = (wallet: Address, deploy?: { salt: Hex }) => signWalletAuthorization(owner, wallet, { to: req.payTo as Address, value: BigInt(req.amount) }, deploy);
+    const p1271 = await sign(deployed);
+    const p1271b = await sign(deployed);
+    const p6492 = await sign(undeployed, { salt });
+    const pay = (p: unknown) => fetch(`${a.url}/v1/fng`, { headers: { "PAYMENT-SIGNATURE": v2Header(req, p) } }).then(async (r) => ({ status: r.status, body: await r.json(), retry: r.headers.get("retry-after") }));
+    const keyNonce = () => chain.publicClient.getTransactionCount({ address: key(), blockTag: "latest" });
+
+    // What the two settlements need in gas, from the key: the transfer alone (a deployed
+    // wallet), and the deployment on top of it. The bound is $0.02 (200 % of $0.01) at $10
+    // per ether (tests/helpers/service.ts): 2·10^15 wei for the gas limit (estimate + 50 %)
+    // × the max fee per gas (base fee × 1.2 + priority fee). A max fee between the two
+    // thresholds (their geometric mean) passes the transfer and refuses the deployment.
+    const transferData = encodeFunctionData({
+      abi: parseAbi(["function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)"]),
+      args: [p1271.authorization.from, p1271.authorization.to, BigInt(p1271.authorization.value), BigInt(p1271.authorization.validAfter), BigInt(p1271.authorization.validBefore), p1271.authorization.nonce, p1271.signature],
+    });
+    const transferGas = await chain.publicClient.estimateGas({ account: key(), to: BASE_USDC, data: transferData });
+    const deployGas = await chain.publicClient.estimateGas({ account: key(), to: WALLET_FACTORY, data: encodeFunctionData({ abi: walletFactoryAbi, functionName: "deploy", args: [owner.address, salt] }) });
+    const limitWei = 2n * 10n ** 15n;
+    const sqrt = (n: bigint) => BigInt(Math.floor(Math.sqrt(Number(n))));
+    const maxFee = (limitWei * 2n) / (3n * sqrt(transferGas * (transferGas + deployGas)));
+    const tip = BigInt((await chain.rpc("eth_maxPriorityFeePerGas", [])) as string);
+    expect(maxFee, `transfer ${transferGas} gas, deployment ${deployGas} gas`).toBeGreaterThan(tip * 2n);
+    const setBaseFee = async (wei: bigint) => {
+      await chain.rpc("hardhat_setNextBlockBaseFeePerGas", [`0x${wei.toString(16)}`]);
+      await chain.rpc("evm_mine", []);
+      await new Promise((r) => setTimeout(r, 2500)); // past the 2 s the sender reuses fees for
+    };
+    const refusedForGas = (r: Awaited<ReturnType<typeof pay>>, deploys: boolean) => {
+      expect(r.status, JSON.stringify(r.body)).toBe(402);
+      expect(r.body.reason).toBe("gas_too_expensive");
+      expect(r.body.error).toMatch(/more than 200 % of its price/);
+      if (deploys) expect(r.body.error).toMatch(/deploying the payer's wallet/);
+      expect(Number(r.retry)).toBeGreaterThan(0);
+    };
+    const nonceBefore = await keyNonce();
+    try {
+      await setBaseFee(((maxFee - tip) * 10n) / 12n);
+      refusedForGas(await pay(p6492), true);
+      expect(await keyNonce(), "nothing sent for the refused payment").toBe(nonceBefore);
+      const served = await pay(p1271);
+      expect(served.status, JSON.stringify(served.body)).toBe(200);
+      await setBaseFee(100_000_000_000n); // 100 gwei
+      refusedForGas(await pay(p1271b), false);
+    } finally {
+      await setBaseFee(1_000_000_000n);
+    }
+    expect(await keyNonce(), "transactions of the key").toBe(nonceBefore + 1);
+    expect(await chain.publicClient.getCode({ address: undeployed })).toBeUndefined();
+    expect(await chain.usdcBalance(undeployed)).toBe(100_000n);
+    expect(await chain.usdcBalance(deployed)).toBe(90_000n);
+
+    // At ordinary fees the wallet is deployed and paid from; the gas of both transactions is recorded with the payment.
+    const report = () => fetch(`${a.url}/v1/bundles/debug`, { headers: { Authorization: `Bearer ${ADMIN}` } }).then((r) => r.json());
+    const settledBefore = BigInt((await report()).fees?.[req.network]?.settled ?? "0");
+    const ok = await pay(p6492);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(await chain.publicClient.getCode({ address: undeployed })).toMatch(/^0x[0-9a-f]+$/);
+    expect(await chain.usdcBalance(undeployed)).toBe(90_000n);
+    expect(await keyNonce()).toBe(nonceBefore + 3);
+    let spent = 0n;
+    const head = await chain.publicClient.getBlockNumber();
+    for (let b = head; b > head - 5n; b--) {
+      const block = await chain.publicClient.getBlock({ blockNumber: b, includeTransactions: true });
+      for (const tx of block.transactions) {
+        if (tx.from.toLowerCase() !== key().toLowerCase() || tx.nonce < nonceBefore + 1) continue;
+        const receipt = await chain.publicClient.getTransactionReceipt({ hash: tx.hash });
+        expect(receipt.status).toBe("success");
+        spent += receipt.gasUsed * receipt.effectiveGasPrice;
+      }
+    }
+    expect(BigInt((await report()).fees[req.network].settled) - settledBefore).toBe(spent);
   });
 
   it("a payer with funds paying 10 calls at once on both instances (2 s blocks) is served 10 times", async () => {

@@ -19,6 +19,10 @@
  * - a settlement behind a transaction of the key stuck on the wire (this node does not
  *   queue nonces) → 503 settlement_pending (`nonce_gap`), its nonce recorded unused and
  *   used by the next settlement: no nonce is burnt, nothing waits behind a gap;
+ * - a settlement the node mines reverted and answers with an error (Hardhat automining;
+ *   the payer's funds left while it was on the wire) → 402 naming the transaction, whose
+ *   fee is recorded (ledger report, the payer's fee budget); the same with the node's
+ *   answer lost → 503, then presented again → 402, the fee recorded all the same;
  * - a contract-wallet payer (ERC-1271, settled by the official x402 scheme) whose
  *   settlement fails on our side → 503 settlement_pending, never 402: the same payment is
  *   served once our side works again.
@@ -27,6 +31,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { createWalletClient, http, parseAbi, parseSignature, publicActions, type Address, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { x402Client, x402HTTPClient } from "@x402/fetch";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { toClientEvmSigner } from "@x402/evm";
@@ -67,6 +72,35 @@ for (const [i, mode] of MODES.entries()) {
       return v2Header(req, await signAuthorization(payer(), { to: req.payTo as `0x${string}`, value: BigInt(req.amount) }));
     };
     const debug = async () => (await fx.json("/v1/bundles/debug", { headers: { Authorization: `Bearer ${ADMIN}` } })).body;
+    /**
+     * A fresh payer holding 1 USDC and some ether, its payment for /v1/fng, and how to move
+     * its USDC away: the tests that make a payer's settlement fail on chain spend that
+     * payer's fee budget, so they do not use the shared payer.
+     */
+    const failingPayer = async () => {
+      const account = privateKeyToAccount(generatePrivateKey());
+      await chain.rpc("hardhat_setBalance", [account.address, "0x16345785D8A0000"]); // 0.1 ether
+      await chain.mintUsdc(account.address, 1_000_000n);
+      const req = await requirement("/v1/fng");
+      const header = v2Header(req, await signAuthorization(account, { to: req.payTo as `0x${string}`, value: BigInt(req.amount) }));
+      const wallet = createWalletClient({ account, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) }).extend(publicActions);
+      /** The payment presented; its funds leave while its settlement is held on the wire (the node's answer then lost when asked): the answer and the settlement's nonce. */
+      const presentWhileFundsLeave = async (loseAnswer = false) => {
+        const held = proxy.hold();
+        proxy.state.loseNextAnswer = loseAnswer;
+        const answer = fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+        const nonce = await held;
+        try {
+          const away = await wallet.writeContract({ address: BASE_USDC, abi: parseAbi(["function transfer(address to, uint256 value) returns (bool)"]), functionName: "transfer", args: [payTo().address, 1_000_000n] });
+          await wallet.waitForTransactionReceipt({ hash: away });
+        } finally {
+          proxy.release();
+        }
+        return { res: await answer, nonce };
+      };
+      const fees = async () => (await debug()).fees?.[req.network] ?? { failed: "0", failed_transactions: 0 };
+      return { header, fees, presentWhileFundsLeave };
+    };
 
     beforeAll(async () => {
       await chain.mintUsdc(payer().address, 10_000_000n);
@@ -141,6 +175,45 @@ for (const [i, mode] of MODES.entries()) {
       expect(again.status).toBe(200);
       expect(proxy.state.sends).toBe(sends + 2);
       expect(await chain.usdcBalance(payer().address)).toBe(before - 10_000n);
+    });
+
+    it("a settlement the node mines reverted and answers with an error (automine): 402 naming the transaction, and its fee is recorded against the payer", async () => {
+      const { fees, presentWhileFundsLeave } = await failingPayer();
+      const before = await fees();
+      // The payer's funds leave while the settlement is on the wire (verified, not yet mined):
+      // the node runs the transfer as it takes it, it reverts, and the key pays its gas.
+      const { res } = await presentWhileFundsLeave();
+      expect(res.status, await res.clone().text()).toBe(402);
+      const body = await res.json();
+      expect(body.code).toBe("settlement_failed");
+      const tx = /Transaction (0x[0-9a-f]{64}) was sent and reverted/.exec(String(body.error))?.[1] as Hex | undefined;
+      expect(tx, JSON.stringify(body)).toBeDefined();
+      const receipt = await chain.publicClient.getTransactionReceipt({ hash: tx! });
+      expect(receipt.status).toBe("reverted");
+      const after = await fees();
+      expect(after.failed_transactions).toBe(before.failed_transactions + 1);
+      expect(BigInt(after.failed) - BigInt(before.failed)).toBe(receipt.gasUsed * receipt.effectiveGasPrice);
+    });
+
+    it("the same, with the node's answer lost (503 settlement_pending): presented again, the payment is refused and the reverted transaction's fee is recorded against the payer", async () => {
+      const { header, fees, presentWhileFundsLeave } = await failingPayer();
+      const before = await fees();
+      const key = chain.accounts[0]!.address;
+      const { res: first, nonce } = await presentWhileFundsLeave(true);
+      expect(first.status, await first.clone().text()).toBe(503);
+      expect((await first.json()).error.code).toBe("settlement_pending");
+      // The settlement was mined, reverted.
+      const head = await chain.publicClient.getBlock({ includeTransactions: true });
+      const tx = head.transactions.find((t) => t.from.toLowerCase() === key.toLowerCase() && t.nonce === nonce);
+      expect(tx).toBeDefined();
+      const receipt = await chain.publicClient.getTransactionReceipt({ hash: tx!.hash });
+      expect(receipt.status).toBe("reverted");
+
+      const again = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(again.status, await again.clone().text()).toBe(402);
+      const after = await fees();
+      expect(after.failed_transactions).toBe(before.failed_transactions + 1);
+      expect(BigInt(after.failed) - BigInt(before.failed)).toBe(receipt.gasUsed * receipt.effectiveGasPrice);
     });
 
     it("the RPC node does not answer while the payment is verified: 503 with Retry-After (not 402), nothing charged; the same payment is served once it answers", async () => {

@@ -15,7 +15,7 @@ import { createPublicClient, http, parseGwei, toHex, type Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { resetEnvForTests } from "@/lib/config/env";
 import { closeDb, getDbHandle } from "@/lib/db/client";
-import { SharedNonces, type ChainNonces, type Lease } from "@/lib/payments/x402/nonces";
+import { RELEASE_GRACE_MS, SharedNonces, type ChainNonces, type Lease } from "@/lib/payments/x402/nonces";
 import { feesFromBatch, KeySender } from "@/lib/payments/x402/sender";
 import { NotSentError } from "@/lib/payments/x402/evm-local";
 import { lockPayment, type LockInput } from "@/lib/payments/ledger";
@@ -135,6 +135,21 @@ describe("shared nonces on a chain mining every 200 ms", () => {
     } finally {
       await chain.setIntervalMining(0);
     }
+  }, 30_000);
+
+  it("a nonce released without an answer, nothing of the key waiting above it: no filler is claimed for it (it would be gas for nothing); the next take reuses it", async () => {
+    const account = chain.accounts[3]!;
+    const nonces = allocator(account);
+    await chain.setIntervalMining(0);
+    const lost = await nonces.take(); // its send never reached the node
+    await nonces.end(lost, "released");
+    await sleep(RELEASE_GRACE_MS + 200);
+    // The sweep's repair: nothing waits above the gap, so nothing is sent to fill it.
+    expect(await nonces.claimGap()).toBeNull();
+    const retry = await nonces.take();
+    expect(retry.nonce).toBe(lost.nonce);
+    expect(await sendWith(account, retry.nonce, 1)).toBeNull();
+    expect(await minedNonce(account)).toBe(lost.nonce + 1);
   }, 30_000);
 
   it("a holder that died before sending: transactions above wait until its lease expires, then the gap is filled and everything is mined", async () => {

@@ -81,6 +81,7 @@ async function authorize(decoded: DecodedPayment, input: PaymentInput) {
     // The settlement's receipt gives its fee; a failed one's is read when it did not. Only
     // the in-process facilitator's key is ours (a remote facilitator pays its own gas).
     fee: inProcess() ? (tx, s, failed) => s.fee ?? (failed ? evmTransactionFee(tx) : null) : undefined,
+    minedFee: inProcess() ? evmTransactionFee : undefined,
     ...evmKnownTransactions(),
     payload,
     req,

@@ -20,6 +20,14 @@ export interface ChainCall {
   ours: Error | null;
   /** A transaction the node refused to send after its preflight simulation failed (Solana): nothing reached the chain. */
   refused: unknown;
+  /**
+   * What the transactions whose receipts the call saw cost the key (wei; undefined when it
+   * saw none): the official scheme's ERC-6492 wallet deployment and its transfer, mined
+   * whether they succeeded or reverted.
+   */
+  fee?: bigint;
+  /** The transactions counted in `fee`. */
+  feeOf?: Set<string>;
 }
 
 // One store per process: Next bundles this module more than once.
@@ -42,6 +50,14 @@ export function noteNoAnswer(err: unknown): void {
 export function noteRefused(err: unknown): void {
   const c = storage().getStore();
   if (c && c.refused === null) c.refused = err;
+}
+
+/** Notes what a transaction of the call cost the key, from its receipt (no-op outside recordingChainCalls). */
+export function noteFee(hash: string, fee: bigint | undefined): void {
+  const c = storage().getStore();
+  if (!c || fee === undefined || c.feeOf?.has(hash)) return;
+  (c.feeOf ??= new Set()).add(hash);
+  c.fee = (c.fee ?? 0n) + fee;
 }
 
 /** Notes a failure of ours while sending a transaction. */

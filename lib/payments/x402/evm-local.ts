@@ -51,8 +51,14 @@ brand(SettlementUnknownError, "SettlementUnknownError");
  */
 export type OurSettlementReason = "rpc_unreachable" | "nonce_unavailable" | "nonce_conflict" | "nonce_gap" | "transaction_refused" | "transaction_reverted" | "ledger_unavailable";
 
-/** The settlement transaction was definitely not sent (or sent and refused for a reason of ours): nothing moved. */
+/**
+ * The settlement transaction was definitely not sent (or sent and refused for a reason of
+ * ours): nothing moved. `fee`: what transactions of ours mined meanwhile cost the key (a
+ * transfer that reverted for a reason of ours, a wallet deployment), counted as a failed
+ * settlement's fee, never against the payer.
+ */
 export class NotSentError extends Error {
+  fee?: bigint;
   constructor(
     message: string,
     readonly reason: OurSettlementReason,
@@ -286,7 +292,7 @@ export async function confirmSubmitted(chain: LocalChain, payload: PaymentPayloa
   }
   const fee = receiptFee(receipt);
   if (receipt.status !== "success") {
-    await blamePayer(chain, call, "transaction_reverted", `settlement transaction ${tx} reverted`);
+    await blamePayer(chain, call, "transaction_reverted", `settlement transaction ${tx} reverted`, fee);
     return { ...base, success: false, transaction: tx, errorReason: "invalid_exact_evm_transaction_failed", fee };
   }
   if (!transferred(receipt.logs, asset, a)) return { ...base, success: false, transaction: tx, errorReason: "invalid_exact_evm_transfer_event_mismatch", fee };
@@ -299,9 +305,12 @@ export async function confirmSubmitted(chain: LocalChain, payload: PaymentPayloa
  * key's funds, the node), so NotSentError is thrown and the payer keeps the authorization.
  * Returns when the payment itself fails (funds moved away, authorization used or expired).
  */
-async function blamePayer(chain: LocalChain, call: Parameters<LocalChain["simulate"]>[0], reason: OurSettlementReason, message: string): Promise<void> {
+async function blamePayer(chain: LocalChain, call: Parameters<LocalChain["simulate"]>[0], reason: OurSettlementReason, message: string, fee?: bigint): Promise<void> {
   const ok = await chain.simulate(call).catch(() => null);
-  if (ok !== false) throw new NotSentError(`the settlement failed on the service's side (${message})`, ok === null ? "rpc_unreachable" : reason);
+  if (ok === false) return;
+  const err = new NotSentError(`the settlement failed on the service's side (${message})`, ok === null ? "rpc_unreachable" : reason);
+  err.fee = fee;
+  throw err;
 }
 
 const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split("\n")[0]!;
@@ -368,6 +377,56 @@ async function paidUs(client: PublicClient, used: Log, asset: Hex, a: Eip3009["a
 const MULTICALL3: Hex = "0xcA11bde05977b3631167028862bE2a173976CA11";
 const tryAggregateAbi = parseAbi(["function tryAggregate(bool requireSuccess, (address target, bytes callData)[] calls) returns ((bool success, bytes returnData)[])"]);
 
+/** A contract call: what a gas estimate is asked for. */
+export type ContractCall = { address: Hex; abi: unknown; functionName: string; args: readonly unknown[] };
+
+/**
+ * What the official scheme sends to settle a contract wallet's authorization (an ERC-1271
+ * signature, or an ERC-6492 wrapper), as one call whose gas estimate bounds what settling
+ * costs the key: the transfer with the signature bytes; for an ERC-6492 wallet not deployed
+ * yet (`payerCode` empty), its deployment and then the transfer, in one Multicall3 call that
+ * reverts when either fails (an estimate of the transfer alone would fail before the
+ * deployment). `deploys`: the settlement deploys the wallet first. Null for a plain
+ * signature (the local path's transfer) or a payload that is not an EIP-3009 authorization.
+ */
+export function walletSettlementCall(payload: PaymentPayload, req: PaymentRequirements, payerCode: Hex | undefined): { call: ContractCall; deploys: boolean } | null {
+  const p = eip3009Of(payload);
+  if (!p?.authorization || typeof p.signature !== "string" || isPlainEcdsa(p.signature)) return null;
+  return settlementCall(payload, req, payerCode, true);
+}
+
+/**
+ * The transfer of an authorization as one contract call, for any signature: v, r, s for a
+ * plain one (also inside an ERC-6492 wrapper of a deployed wallet), the bytes otherwise;
+ * an ERC-6492 wallet not deployed yet (`payerCode` empty) is deployed first in the same
+ * Multicall3 call (`requireSuccess`: it reverts when either fails; else it answers each
+ * call's success). Throws on a malformed authorization.
+ */
+function settlementCall(payload: PaymentPayload, req: PaymentRequirements, payerCode: Hex | undefined, requireSuccess: boolean): { call: ContractCall; deploys: boolean } {
+  const p = eip3009Of(payload);
+  const a = p.authorization;
+  const asset = getAddress(req.asset);
+  const head = [getAddress(a.from), getAddress(a.to), BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce] as const;
+  let signature = p.signature;
+  if (isErc6492Signature(signature)) {
+    const wrapped = parseErc6492Signature(signature);
+    signature = wrapped.signature;
+    if (wrapped.address && wrapped.data && (!payerCode || payerCode === "0x")) {
+      const transfer = encodeFunctionData({ abi: eip3009ABI, functionName: "transferWithAuthorization", args: [...head, signature] });
+      const calls = [
+        { target: wrapped.address, callData: wrapped.data },
+        { target: asset, callData: transfer },
+      ];
+      return { call: { address: MULTICALL3, abi: tryAggregateAbi, functionName: "tryAggregate", args: [requireSuccess, calls] }, deploys: true };
+    }
+  }
+  if (isPlainEcdsa(signature)) {
+    const sig = parseSignature(signature);
+    return { call: { address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: [...head, sig.v ?? BigInt(sig.yParity), sig.r, sig.s] }, deploys: false };
+  }
+  return { call: { address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: [...head, signature] }, deploys: false };
+}
+
 /**
  * Whether the authorization's transfer would still succeed now (an eth_call of the very
  * transfer, for any payer: a plain ECDSA signature, a contract wallet's ERC-1271 bytes, or
@@ -376,34 +435,12 @@ const tryAggregateAbi = parseAbi(["function tryAggregate(bool requireSuccess, (a
  */
 export async function transferSimulates(client: Pick<PublicClient, "readContract" | "getCode">, payload: PaymentPayload, req: PaymentRequirements): Promise<boolean | null> {
   const p = eip3009Of(payload);
-  const a = p.authorization;
   const read = client.readContract as unknown as ReadContract;
   try {
-    const asset = getAddress(req.asset);
-    const head = [getAddress(a.from), getAddress(a.to), BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce] as const;
-    let signature = p.signature;
-    if (isErc6492Signature(signature)) {
-      const wrapped = parseErc6492Signature(signature);
-      signature = wrapped.signature;
-      const code = await client.getCode({ address: getAddress(a.from) });
-      if (wrapped.address && wrapped.data && (!code || code === "0x")) {
-        const transfer = encodeFunctionData({ abi: eip3009ABI, functionName: "transferWithAuthorization", args: [...head, signature] });
-        const results = (await read({
-          address: MULTICALL3,
-          abi: tryAggregateAbi,
-          functionName: "tryAggregate",
-          args: [false, [{ target: wrapped.address, callData: wrapped.data }, { target: asset, callData: transfer }]],
-        })) as ReadonlyArray<{ success: boolean }>;
-        return results[1]?.success === true;
-      }
-    }
-    if (isPlainEcdsa(signature)) {
-      const sig = parseSignature(signature);
-      await read({ address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: [...head, sig.v ?? BigInt(sig.yParity), sig.r, sig.s] });
-    } else {
-      await read({ address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: [...head, signature] });
-    }
-    return true;
+    const code = isErc6492Signature(p.signature) ? await client.getCode({ address: getAddress(p.authorization.from) }) : undefined;
+    const { call, deploys } = settlementCall(payload, req, code, false);
+    const results = await read(call);
+    return deploys ? (results as ReadonlyArray<{ success: boolean }>)[1]?.success === true : true;
   } catch (err) {
     return noAnswer(err) ? null : false;
   }

@@ -26,7 +26,7 @@ import { peekProcessState, processState } from "@/lib/process-state";
 import { remoteFacilitatorClient } from "@/lib/payments/x402/remote";
 import { evmChainId } from "@/lib/payments/x402/eip3009";
 import { askFacilitator, FacilitatorError, SettleAnswer, VerifyAnswer, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
-import { noteNoAnswer, noteOurFailure, recordingChainCalls } from "@/lib/payments/x402/chain-call";
+import { noteFee, noteNoAnswer, noteOurFailure, recordingChainCalls } from "@/lib/payments/x402/chain-call";
 import { KeySender, RpcAnswerError, rpcCalls } from "@/lib/payments/x402/sender";
 import type { SendAhead } from "@/lib/payments/x402/send-ahead";
 import type { LockNonceTake } from "@/lib/payments/ledger";
@@ -40,12 +40,15 @@ import {
   authorizationOutcome,
   confirmSubmitted,
   plainSignature,
+  receiptFee,
   settleVerified,
   transferCall,
   transferSimulates,
   verifyLocally,
+  walletSettlementCall,
   VerifiedPayments,
   type AuthorizationOutcome,
+  type ContractCall,
   type LocalChain,
   type LocalReads,
 } from "@/lib/payments/x402/evm-local";
@@ -58,6 +61,8 @@ interface Local {
   read: LocalReads["read"];
   call: NonNullable<LocalReads["call"]>;
   gasOf(a: { address: Hex; abi: unknown; functionName: string; args?: readonly unknown[] }): Promise<bigint>;
+  /** The key's gas estimate of a contract call, every time, without margin. */
+  estimate(a: ContractCall): Promise<bigint>;
   getCode(a: { address: Hex }): Promise<Hex | undefined>;
   verified: VerifiedPayments;
   sender: KeySender;
@@ -145,6 +150,7 @@ function buildClient(): Built | null {
   const local: Local = {
     chain,
     gasOf,
+    estimate: (a) => wallet.estimateContractGas({ ...(a as Record<string, unknown>), account } as never),
     read: (a) => wallet.readContract(a as never),
     // Never rejects: a node without an answer is a failed simulation here (and recorded for the call, ./chain-call.ts).
     call: (to, data) =>
@@ -226,7 +232,13 @@ function officialSigner(wallet: ReturnType<typeof createWalletClient> & ReturnTy
         return (await sender.send({ to: a.to, data, value: a.value, gas })).hash;
       });
     },
-    waitForTransactionReceipt: (a: { hash: Hex }) => sender.awaitReceipt(a.hash, timeoutMs),
+    // What each mined transaction cost (the wallet deployment and the transfer, reverted or
+    // not) is noted for the settlement under way (settleOfficially).
+    waitForTransactionReceipt: async (a: { hash: Hex }) => {
+      const r = await sender.awaitReceipt(a.hash, timeoutMs);
+      noteFee(a.hash, receiptFee(r));
+      return r;
+    },
   };
 }
 
@@ -315,7 +327,7 @@ export async function verifyWithFacilitator(payload: PaymentPayload, req: Paymen
  * FacilitatorError (timeout, unreachable) when the outcome was not learned, NotSentError
  * when our side failed before any funds moved.
  */
-export async function settleWithFacilitator(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle> {
+export async function settleWithFacilitator(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle & { fee?: bigint }> {
   const { client, local } = builtOrThrow();
   if (local?.verified.take(payload, req)) {
     const direct = await settleVerified(local.chain, payload, req, env().PAYMENT_TIMEOUT_MS);
@@ -329,12 +341,21 @@ export async function settleWithFacilitator(payload: PaymentPayload, req: Paymen
  * while it ran): then NotSentError (nothing sent, or refused while the transfer still
  * simulates) or SettlementUnknownError (it may have been sent).
  */
-async function settleOfficially(client: FacilitatorClient, payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle> {
-  const { call, result: s } = await recordingChainCalls(() => settleRemotely(client, payload, req));
+async function settleOfficially(client: FacilitatorClient, payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle & { fee?: bigint }> {
+  const { call, result } = await recordingChainCalls(() => settleRemotely(client, payload, req));
+  // Every mined transaction's fee, also those the answer does not name (a wallet deployment
+  // before a transfer that failed, a deployment that reverted: no transaction in the answer).
+  const s = call.fee === undefined ? result : { ...result, fee: call.fee };
   if (s.success) return s;
-  if (call.ours) throw call.ours;
-  if (call.noAnswer && !s.transaction) throw new NotSentError(`the chain could not be reached to settle the payment (${firstLine(call.noAnswer)})`, "rpc_unreachable", call.noAnswer);
+  if (call.ours) throw withFee(call.ours, call.fee);
+  if (call.noAnswer && !s.transaction) throw withFee(new NotSentError(`the chain could not be reached to settle the payment (${firstLine(call.noAnswer)})`, "rpc_unreachable", call.noAnswer), call.fee);
   return s;
+}
+
+/** A failure of ours after transactions of the settlement were mined: what they cost rides along (counted, never charged to the payer). */
+function withFee(err: Error, fee: bigint | undefined): Error {
+  if (fee !== undefined && err instanceof NotSentError) err.fee = (err.fee ?? 0n) + fee;
+  return err;
 }
 
 /** A facilitator's "broadcast, not final yet" answer (x402 from 2.24: `settlement_pending` with the transaction). */
@@ -479,8 +500,11 @@ export async function evmTransactionFee(tx: string): Promise<bigint | null> {
  * price, the gas (limit × max fee per gas) valued at X402_GAS_TOKEN_USD. `now` decides from
  * what the sender holds, without a request (undefined when it holds too little: then the
  * call is never optimistic, whose nonce is taken with its lock, and `check` decides after
- * verification, before the send takes a nonce). In-process facilitator and plain-ECDSA
- * authorizations only (the transfer the local path sends); undefined otherwise.
+ * verification, before the send takes a nonce). In-process facilitator only (a remote one
+ * pays its own gas); undefined otherwise. A contract wallet's payment (ERC-1271, ERC-6492:
+ * the official scheme's path) is judged by `check` alone, at the gas of what that path
+ * sends: the transfer with the wallet's signature (its isValidSignature runs in it), and
+ * for a wallet not deployed yet its deployment too.
  */
 export function evmGasBound(payload: PaymentPayload, req: PaymentRequirements): { now(): ApiError | null | undefined; check(): Promise<void> } | undefined {
   let local: Local | null | undefined;
@@ -489,20 +513,21 @@ export function evmGasBound(payload: PaymentPayload, req: PaymentRequirements): 
   } catch {
     return undefined;
   }
-  if (!local || !plainSignature(payload)) return undefined;
+  if (!local) return undefined;
   const cfg = env();
   const priceUsd = Number(req.amount) / 1e6;
   const limitUsd = priceUsd * cfg.X402_MAX_GAS_SHARE;
-  const judge = (wei: bigint): ApiError | null => {
+  const judge = (wei: bigint, deploys = false): ApiError | null => {
     const costUsd = (Number(wei) / 1e18) * cfg.X402_GAS_TOKEN_USD;
     if (costUsd <= limitUsd) return null;
-    log.warn("payment.gas_too_expensive", { network: req.network, cost_wei: wei.toString(), cost_usd: costUsd, limit_usd: limitUsd });
+    log.warn("payment.gas_too_expensive", { network: req.network, cost_wei: wei.toString(), cost_usd: costUsd, limit_usd: limitUsd, wallet_deployment: deploys });
     return new ApiError(
       "payment_invalid",
-      `Settling this payment would cost the service up to ${wei} wei in gas (about $${costUsd.toPrecision(3)} at $${cfg.X402_GAS_TOKEN_USD} per native token), more than ${Math.round(cfg.X402_MAX_GAS_SHARE * 100)} % of its price ($${priceUsd}). Nothing was sent and nothing was charged; present the same payment again when the network's fees are lower, or pay another way.`,
+      `Settling this payment would cost the service up to ${wei} wei in gas${deploys ? " (deploying the payer's wallet, then the transfer)" : ""} (about $${costUsd.toPrecision(3)} at $${cfg.X402_GAS_TOKEN_USD} per native token), more than ${Math.round(cfg.X402_MAX_GAS_SHARE * 100)} % of its price ($${priceUsd}). Nothing was sent and nothing was charged; present the same payment again when the network's fees are lower, or pay another way.`,
       { retryAfterSeconds: 30, extra: { reason: "gas_too_expensive" } },
     );
   };
+  if (!plainSignature(payload)) return walletGasBound(local, payload, req, judge);
   let call: ReturnType<typeof transferCall>;
   try {
     call = transferCall(payload, req);
@@ -519,6 +544,32 @@ export function evmGasBound(payload: PaymentPayload, req: PaymentRequirements): 
       // Unknown cost (the node did not answer): the settlement itself finds out and answers as ours.
       const wei = await l.sender.cost(l.gasOf(call)).catch(() => null);
       const refused = wei === null ? null : judge(wei);
+      if (refused) throw refused;
+    },
+  };
+}
+
+/**
+ * evmGasBound for a contract wallet's payment: the gas of what the official scheme will
+ * send (walletSettlementCall), estimated from the key with a 50 % margin (what the sender
+ * gives a call carrying signature bytes; a deployment gets 25 %), at the fees the send will
+ * use. Estimated per payment: a wallet's isValidSignature and deployment cost what that
+ * wallet's code makes them cost. A call that does not estimate (it reverts) is let through:
+ * the official settlement verifies it again and refuses it without sending; a node that
+ * does not answer likewise (the settlement finds out and answers as ours).
+ */
+function walletGasBound(local: Local, payload: PaymentPayload, req: PaymentRequirements, judge: (wei: bigint, deploys: boolean) => ApiError | null) {
+  return {
+    now: () => undefined,
+    check: async () => {
+      const from = (payload.payload as { authorization?: { from?: string } }).authorization?.from;
+      if (typeof from !== "string") return;
+      const code = await local.getCode({ address: from as Hex }).catch(() => null);
+      if (code === null) return;
+      const settles = walletSettlementCall(payload, req, code);
+      if (!settles) return;
+      const wei = await local.sender.cost(local.estimate(settles.call).then((g) => (g * 3n) / 2n)).catch(() => null);
+      const refused = wei === null ? null : judge(wei, settles.deploys);
       if (refused) throw refused;
     },
   };

@@ -45,7 +45,7 @@ export interface HoldInput {
   req: PaymentRequirements;
   /** `readAhead: false`: the settlement prepares its transaction itself (optimistic mode), nothing to read for it during verification. */
   verify(payload: PaymentPayload, req: PaymentRequirements, opts?: { readAhead?: boolean }): Promise<CheckedVerify>;
-  settle(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettle>;
+  settle(payload: PaymentPayload, req: PaymentRequirements): Promise<SettleResult>;
   /**
    * Reads the payment's outcome on chain (used after an unknown or refused settlement);
    * `knownTx` is the transaction an earlier attempt reported, if any.
@@ -92,6 +92,12 @@ export interface HoldInput {
    * is known without a request (the settlement's `fee`, or the transaction itself).
    */
   fee?(tx: string, s: SettleResult, failed: boolean): Promise<bigint | null> | bigint | null;
+  /**
+   * What transaction `tx` cost the service's key, read from the chain: null when it was not
+   * mined (or the key is not ours). Asked for an earlier attempt's transaction whose answer
+   * was lost, when the payment taken over turns out unpaid (endUnpaid).
+   */
+  minedFee?(tx: string): Promise<bigint | null>;
   /**
    * The bound on what the settlement may cost the service (EVM gas against the price,
    * lib/payments/x402/facilitator.ts evmGasBound): `now` judges from what is held without
@@ -234,7 +240,7 @@ async function holdLocked(
         throw pending(lock.id, out === null ? "its outcome could not be read from the chain" : `transaction ${lock.reclaimed.txHash} of an earlier attempt is still waiting to be included`);
       }
       // Never transferred: void (used elsewhere or cancelled), expired, or refused now.
-      await endUnpaid(o, lock, out.kind === "void" ? "failed" : o.expired?.() ? "expired" : null, v.invalidReason ?? "invalid");
+      await endUnpaid(o, lock, out.kind === "void" ? "failed" : o.expired?.() ? "expired" : null, v.invalidReason ?? "invalid", lock.reclaimed.txHash);
     } else {
       await releaseLock(lock);
     }
@@ -296,7 +302,7 @@ async function fundsCover(o: HoldInput, lock: PaymentLock): Promise<void> {
 
 /** The fee the payment's transaction cost (see HoldInput.fee), counted in the metrics; null when not learned. */
 async function feeOf(o: HoldInput, tx: string, s: SettleResult, failed: boolean): Promise<bigint | null> {
-  if (!o.fee || !tx) return null;
+  if (!o.fee || (!tx && s.fee === undefined)) return null;
   try {
     const fee = await o.fee(tx, s, failed);
     if (fee !== null) countFee(o.req.network, failed ? "failed" : "settled", fee);
@@ -328,10 +334,19 @@ async function settleTakenOver(o: HoldInput, tx: string): Promise<CheckedSettle>
   return o.settle(o.payload, o.req);
 }
 
-/** Ends a taken-over payment that was never transferred: failed (void), expired, or released (refused now, may be presented again). */
-async function endUnpaid(o: HoldInput, lock: PaymentLock, status: "failed" | "expired" | null, reason: string): Promise<void> {
-  log.info("payment.taken_over_unpaid", { paymentId: lock.id, network: o.req.network, status: status ?? "released", reason });
-  if (status === "failed") return markFailed(lock, reason);
+/**
+ * Ends a taken-over payment that was never transferred: failed (void), expired, or released
+ * (refused now, may be presented again). When the earlier attempt's transaction `tx` was
+ * mined and failed (its answer was lost), it cost the key its fee: the payment then ends
+ * failed with that fee, as it would have had the answer arrived (the fee counts against
+ * the payer's budget, and the authorization is not taken again).
+ */
+async function endUnpaid(o: HoldInput, lock: PaymentLock, status: "failed" | "expired" | null, reason: string, tx?: string | null): Promise<void> {
+  const fee = tx && status !== "expired" && o.minedFee ? await o.minedFee(tx).catch(() => null) : null;
+  if (fee !== null) countFee(o.req.network, "failed", fee);
+  log.info("payment.taken_over_unpaid", { paymentId: lock.id, network: o.req.network, status: status ?? (fee ? "failed" : "released"), reason, ...(fee !== null ? { transaction: tx, fee: fee.toString() } : {}) });
+  if (fee !== null && o.payer) forgetPayerFees(o.req.network, o.payer);
+  if (status === "failed" || fee !== null) return markFailed(lock, reason, fee);
   if (status === "expired") return markExpired(lock);
   return forgetLock(lock);
 }
@@ -424,7 +439,10 @@ async function settleHeld(
   /** Nothing moved and the payment is fine: the row is dropped (or, taken over, left claimable) and the authorization stays usable. */
   const defer = async (err: NotSentError): Promise<never> => {
     await releaseLock(lock).catch((e: unknown) => log.error("payment.release_failed", { paymentId: lock.id, message: (e as Error).message }));
-    log.warn("payment.settle_deferred", { paymentId: lock.id, network: o.req.network, reason: err.reason, message: err.message });
+    // Transactions of ours mined meanwhile (reverted for a reason of ours, a wallet
+    // deployment) cost the key: counted as failed settlements' fees, not the payer's.
+    if (err.fee !== undefined && o.fee) countFee(o.req.network, "failed", err.fee);
+    log.warn("payment.settle_deferred", { paymentId: lock.id, network: o.req.network, reason: err.reason, message: err.message, ...(err.fee !== undefined ? { fee: err.fee.toString() } : {}) });
     throw deferred(lock.id, err);
   };
   try {
@@ -474,9 +492,13 @@ async function settleHeld(
       const pays = out?.kind === "void" || !o.stillPays ? false : await o.stillPays(o.payload, o.req).catch(() => null);
       if (pays !== false) {
         const why = `${s.errorReason ?? "settlement failed"}${s.errorMessage ? `: ${s.errorMessage.split("\n")[0]}` : ""}`;
-        return defer(new NotSentError(`the settlement was refused although the transfer still goes through (${why})`, pays === null ? "rpc_unreachable" : "transaction_refused"));
+        const ours = new NotSentError(`the settlement was refused although the transfer still goes through (${why})`, pays === null ? "rpc_unreachable" : "transaction_refused");
+        ours.fee = s.fee;
+        return defer(ours);
       }
-      const fee = s.transaction ? await feeOf(o, s.transaction, s, true) : null;
+      // Also without a transaction in the answer: a wallet deployment mined before a transfer
+      // that failed, or one that reverted, cost the key its gas (the settlement's `fee`).
+      const fee = await feeOf(o, s.transaction, s, true);
       await markFailed(lock, s.errorReason ?? "settlement failed", fee);
       if (fee && o.payer) forgetPayerFees(o.req.network, o.payer);
       const sent = s.transaction ? ` Transaction ${s.transaction} was sent and reverted; no funds moved.` : " Nothing was charged.";

@@ -91,7 +91,11 @@ interface TakeRow {
 
 /**
  * Claims the node's pending nonce $2 (read fresh) for a filler when transactions of the key
- * wait above it and its lease is over. $3 latest, $4 token, $5 expiry (s), $6 release
+ * wait above it (a lease above it held or used: sent or about to be) and its lease is over.
+ * Nothing waiting above, the gap costs nothing: the next settlement's take reuses the
+ * nonce (TAKE), where a filler would be a zero-value transaction paid for nothing (seen
+ * when the sweep filled the nonce of a send that never reached the node while the same
+ * payment, presented again, was about to reuse it: it then took the next nonce). $3 latest, $4 token, $5 expiry (s), $6 release
  * grace (s). A pending nonce below the counter without any row (a transaction the node
  * had and then dropped, or a gap from before leases existed) gets a row now, so it is
  * claimed once it stays missing for the expiry.
@@ -107,6 +111,7 @@ const CLAIM_GAP = `WITH mined AS (
    WHERE address = $1 AND nonce = $2::bigint
      AND (state = 'free' OR (state = 'released' AND since < now() - make_interval(secs => $6::double precision))
           OR (state IN ('held', 'used') AND since < now() - make_interval(secs => $5::double precision)))
+     AND EXISTS (SELECT 1 FROM evm_nonce_leases w WHERE w.address = $1 AND w.nonce > $2::bigint AND w.state IN ('held', 'used'))
   RETURNING nonce::text AS nonce`;
 
 const END = `UPDATE evm_nonce_leases SET state = $4, token = NULL, since = now() WHERE address = $1 AND nonce = $2::bigint AND token = $3`;

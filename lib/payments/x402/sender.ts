@@ -464,14 +464,35 @@ export class KeySender {
       const [sent, got] = answers;
       const e = sent!.error;
       if (!e || isAlreadyKnown(e.message)) return { kind: "accepted", receipt: !e && got?.result ? formatTransactionReceipt(got.result as never) : null };
+      if (isNonceGap(e.message)) {
+        // A lower nonce of ours is still on its way (a node that does not queue refuses this
+        // one meanwhile): the same transaction again, a moment later.
+        last = { kind: "gap", message: e.message, code: e.code };
+        await gapWait(gap);
+        continue;
+      }
+      // A node that runs a transaction as it takes it (Hardhat or anvil automining) answers
+      // one that reverted with an error although it mined it, and the key paid its gas: the
+      // receipt says so (asked in the same batch, and once more now when that found none: a
+      // refusal is rare, and a node may answer a batch's calls out of order). Then it was
+      // accepted, and its nonce is used: the settlement reads the revert from the receipt
+      // and records its fee.
+      const mined = got?.result ? formatTransactionReceipt(got.result as never) : await this.minedReceipt(hash);
+      if (mined) return { kind: "accepted", receipt: mined };
       if (isNonceUsed(e.message)) return { kind: "used", message: e.message, code: e.code };
-      if (!isNonceGap(e.message)) return { kind: "refused", message: e.message, code: e.code };
-      // A lower nonce of ours is still on its way (a node that does not queue refuses this
-      // one meanwhile): the same transaction again, a moment later.
-      last = { kind: "gap", message: e.message, code: e.code };
-      await gapWait(gap);
+      return { kind: "refused", message: e.message, code: e.code };
     }
     return last;
+  }
+
+  /** The receipt of `hash` if the node has one now (null otherwise, also without an answer). */
+  private async minedReceipt(hash: Hex): Promise<Receipt | null> {
+    try {
+      const [r] = (await rpcCalls(this.node.rpcUrl, this.nonces.timing.sendTimeoutMs, [["eth_getTransactionReceipt", [hash]]]))!;
+      return r && !r.error && r.result ? formatTransactionReceipt(r.result as never) : null;
+    } catch {
+      return null;
+    }
   }
 
   /** One send: [send answer, receipt answer (null result while not included, absent for a broadcast)]. */
