@@ -223,6 +223,11 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
       else headers.append(name, v);
     }
     const hasBody = req.method !== "GET" && req.method !== "HEAD";
+    // A small body whose length is declared (a JSON-RPC message) is read here, off the
+    // socket, and handed over as bytes: fetch's Request then needs no stream adapter over
+    // the Node stream. Anything else streams, so a route still sees (and refuses) an
+    // oversized body as it arrives.
+    const buffered = hasBody ? await smallBody(req) : undefined;
     // The request's own origin (its Host is valid, see serve). Next puts its render
     // server's host there instead, which the routes read only when Host is unusable
     // (lib/http/base-url.ts): those requests are Next's.
@@ -230,7 +235,7 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
       method: req.method,
       headers,
       signal: next.signalFromNodeResponse(res),
-      ...(hasBody ? { body: req as unknown as ReadableStream, duplex: "half" } : {}),
+      ...(buffered ? { body: buffered } : hasBody ? { body: req as unknown as ReadableStream, duplex: "half" } : {}),
     } as RequestInit);
 
     // The response head Next writes before the route's own headers: next.config.ts
@@ -298,6 +303,27 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
       return true;
     },
   };
+}
+
+/** Bodies up to this many declared bytes are read whole before the handler runs (see answer). */
+const SMALL_BODY_BYTES = 64 * 1024;
+
+/** The whole body of `req` when it declares a Content-Length of at most SMALL_BODY_BYTES (and no chunked framing); undefined otherwise. */
+function smallBody(req: IncomingMessage): Promise<Buffer> | undefined {
+  const declared = req.headers["content-length"];
+  if (declared === undefined || req.headers["transfer-encoding"] !== undefined || !/^\d+$/.test(declared)) return undefined;
+  const length = Number(declared);
+  if (length > SMALL_BODY_BYTES) return undefined;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.once("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.once("error", reject);
+    // A client gone before the end of its body: nothing to answer.
+    req.once("close", () => {
+      if (!req.complete) reject(new Error("the client closed the connection before the end of the request body"));
+    });
+  });
 }
 
 /** Runs after-response tasks one after the other, logging failures (Next's after() does the same). */
