@@ -260,6 +260,12 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
     // still on the connection, where a kept-alive socket would take it for the next
     // request's bytes and that request would hang. Close this connection after the answer.
     if (hasBody && !req.complete) res.shouldKeepAlive = false;
+    // Next's sendResponse writes the head, then each body chunk, then the chunked ending:
+    // three system calls for an answer whose body is all there. Held until the next turn
+    // of the event loop, they leave in one (the same bytes); a streamed body still flows,
+    // each later chunk as it comes.
+    res.cork();
+    setImmediate(() => res.uncork());
     await next.sendResponse(new next.NodeNextRequest(req), new next.NodeNextResponse(res), response);
   }
 
