@@ -227,7 +227,14 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
     // socket, and handed over as bytes: fetch's Request then needs no stream adapter over
     // the Node stream. Anything else streams, so a route still sees (and refuses) an
     // oversized body as it arrives.
-    const buffered = hasBody ? await smallBody(req) : undefined;
+    let buffered: Buffer | undefined;
+    try {
+      buffered = hasBody ? await smallBody(req) : undefined;
+    } catch {
+      // The client left before the end of its body: there is no one to answer.
+      res.destroy();
+      return;
+    }
     // The request's own origin (its Host is valid, see serve). Next puts its render
     // server's host there instead, which the routes read only when Host is unusable
     // (lib/http/base-url.ts): those requests are Next's.
