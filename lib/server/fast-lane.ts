@@ -296,8 +296,11 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
     // three system calls for an answer whose body is all there. Held until the next turn
     // of the event loop, they leave in one (the same bytes); a streamed body still flows,
     // each later chunk as it comes.
-    res.cork();
-    setImmediate(() => res.uncork());
+    // The socket's own cork, which keeps writes in order: the response's (res.cork) put
+    // the chunked ending before the body on Node 22.12.
+    const socket = res.socket;
+    socket?.cork();
+    setImmediate(() => socket?.uncork());
     await next.sendResponse(new next.NodeNextRequest(req), new next.NodeNextResponse(res), response);
   }
 
