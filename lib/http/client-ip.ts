@@ -21,8 +21,21 @@ export const CLIENT_IP_HEADER = "x-echo-client-ip";
 // separate instances in one process.
 const STAMP_KEY = "client-ip.stamp-key";
 
+/** Recent addresses' stamps per key: one HMAC per address, not two per request (an agent calls from few addresses, in loops). */
+const macs = new WeakMap<Buffer, Map<string, Buffer>>();
+/** Addresses remembered per key; the memory starts over when full (a flood of addresses costs an HMAC each, as before). */
+const MACS_MAX = 4096;
+
 function mac(key: Buffer, ip: string): Buffer {
-  return createHmac("sha256", key).update(ip).digest();
+  let known = macs.get(key);
+  if (!known) macs.set(key, (known = new Map()));
+  let m = known.get(ip);
+  if (!m) {
+    if (known.size >= MACS_MAX) known.clear();
+    m = createHmac("sha256", key).update(ip).digest();
+    known.set(ip, m);
+  }
+  return m;
 }
 
 /**

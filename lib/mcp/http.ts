@@ -37,8 +37,7 @@ import { log } from "@/lib/log";
 import { MCP_MAX_BODY_BYTES, MCP_PATH } from "@/lib/mcp/info";
 import { readBounded } from "@/lib/http/read-bounded";
 import { MCP_PATH_PARAM, pathView, sessionEnd } from "@/lib/mcp/paths";
-import { errorResult, TIMING_META_KEY } from "@/lib/mcp/results";
-import { serverTiming } from "@/lib/http/access-render";
+import { errorResult, toolServerTiming } from "@/lib/mcp/results";
 import { mcpTransportHandler } from "@/lib/mcp/server";
 
 /** Browser-based MCP clients (e.g. the Inspector UI) call cross-origin; credentials travel in the body, never in cookies. */
@@ -219,8 +218,7 @@ async function singleAnswer(res: Response, id: string | number): Promise<Respons
   if (answer?.id !== id) return new Response(text, { status: res.status, headers });
   headers.set("Content-Type", "application/json");
   // A lone paid tools/call: its gate's timing (lib/mcp/results.ts) as Server-Timing, as on GET /v1/*.
-  const timing = answer.result?._meta?.[TIMING_META_KEY] as Record<string, number> | undefined;
-  const serverTimingValue = timing ? serverTiming({ verify: timing.verify_ms, handler: timing.handler_ms, settle: timing.settle_ms }) : "";
+  const serverTimingValue = toolServerTiming(answer.result);
   if (serverTimingValue) headers.set("Server-Timing", serverTimingValue);
   for (const h of ["Connection", "X-Accel-Buffering", "Content-Length"]) headers.delete(h);
   return new Response(data[0], { status: 200, headers });

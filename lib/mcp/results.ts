@@ -17,7 +17,7 @@ import { secondsUntil, type Granted, type Refused } from "@/lib/access/outcome";
 import type { CallResult } from "@/lib/access/call";
 import { toApiError, ValidationError } from "@/lib/errors";
 import { asArgumentIssues, type JsonSchema } from "@/lib/mcp/arguments";
-import { timingRecord } from "@/lib/http/access-render";
+import { serverTiming, timingRecord } from "@/lib/http/access-render";
 
 /** A successful tool result carrying `value` as text and as structured content. */
 export function okResult(value: unknown, meta?: Record<string, unknown>): CallToolResult {
@@ -148,6 +148,12 @@ export const REPLAYED_META_KEY = "echo/replayed";
 
 /** Where a paid tool result carries its call's timing (ms per phase); lib/mcp/http.ts turns it into Server-Timing. */
 export const TIMING_META_KEY = "echo/timing";
+
+/** A tool result's call timing as a Server-Timing value, as on GET /v1/* ("" when it carries none). */
+export function toolServerTiming(result: { _meta?: Record<string, unknown> } | undefined): string {
+  const timing = result?._meta?.[TIMING_META_KEY] as Record<string, number> | undefined;
+  return timing ? serverTiming({ verify: timing.verify_ms, handler: timing.handler_ms, settle: timing.settle_ms }) : "";
+}
 
 /**
  * The tool result of a call's result (lib/access/call.ts), with where the call's time

@@ -17,6 +17,10 @@
  *   `parsedBody`, after which nothing reads the body; answering `json()` with the value
  *   already parsed saves a body stream, its tee and a second parse on every call.
  *
+ * A lone 2025-era `tools/call` naming one of our tools (what an agent sends in its loop)
+ * skips the SDK altogether (directToolCall below): no McpServer, transport, SSE stream
+ * or schema re-validation per call, the answer written once as JSON.
+ *
  * Schemas are handed to the SDK as precomputed JSON Schema (a pass-through Standard
  * Schema): listing 18 tools then costs no zod→JSON conversion per request, and argument
  * validation happens in our code so a wrong type is a spec 2.6 422 result like every
@@ -24,10 +28,11 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createMcpHandler } from "mcp-handler";
-import type { McpServer, StandardSchemaWithJSON } from "@modelcontextprotocol/server";
+import { classifyInboundRequest, isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { log } from "@/lib/log";
 import { MCP_SERVER_INFO } from "@/lib/mcp/info";
 import { mcpInstructions, mcpTools, type McpToolDef } from "@/lib/mcp/tools";
+import { toolServerTiming } from "@/lib/mcp/results";
 import type { JsonSchema } from "@/lib/mcp/arguments";
 
 /** A Standard Schema that advertises `json` and accepts any value (validation is ours). */
@@ -147,8 +152,111 @@ function handler(): ReturnType<typeof makeHandler> {
   return built.handler;
 }
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The protocol revisions the SDK's stateless (2025-era) fallback serves. */
+const LEGACY_VERSIONS = new Set(SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v < "2026"));
+
+/**
+ * The tool and call a message is, when the SDK would serve it as a plain 2025-era
+ * tools/call of that tool: a lone request, classified legacy by the SDK's own
+ * classifier, whose headers its stateless transport accepts (Accept naming JSON and
+ * SSE, a JSON body, no protocol version or a 2025-era one), whose params hold only
+ * `name`, an `arguments` object and a `_meta` object. Anything else (an unknown tool, a
+ * task-augmented call, a 2026-era envelope, a header the transport refuses) is left to
+ * the SDK, which answers it as before.
+ */
+function directCall(request: Request, body: unknown): { reg: Registration; id: string | number; args: Record<string, unknown>; meta: Record<string, unknown> | undefined } | undefined {
+  if (!isPlainObject(body) || body.method !== "tools/call" || !isPlainObject(body.params)) return undefined;
+  const id = body.id;
+  if (typeof id !== "string" && typeof id !== "number") return undefined;
+  const { name, arguments: args, _meta: meta, ...rest } = body.params;
+  if (typeof name !== "string" || Object.keys(rest).length > 0) return undefined;
+  if (args !== undefined && !isPlainObject(args)) return undefined;
+  if (meta !== undefined && !isPlainObject(meta)) return undefined;
+  const reg = toolRegistrations().get(name);
+  if (!reg) return undefined;
+  const headers = request.headers;
+  const accept = (headers.get("accept") ?? "").toLowerCase();
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return undefined;
+  if (!isJsonContentType(headers.get("content-type"))) return undefined;
+  const version = headers.get("mcp-protocol-version") ?? undefined;
+  if (version !== undefined && !LEGACY_VERSIONS.has(version.trim())) return undefined;
+  const route = classifyInboundRequest({
+    httpMethod: "POST",
+    body,
+    ...(version !== undefined && { protocolVersionHeader: version }),
+    ...(headers.has("mcp-method") && { mcpMethodHeader: headers.get("mcp-method")! }),
+    ...(headers.has("mcp-name") && { mcpNameHeader: headers.get("mcp-name")! }),
+  });
+  if (route.kind !== "legacy") return undefined;
+  return { reg, id, args: args ?? {}, meta };
+}
+
+/**
+ * What the SDK's McpServer makes of a tool's return value on the 2025 wire: a result
+ * lacking the structured content its output schema promises becomes an error result;
+ * non-object structured content gains a text copy and is wrapped as `{result}` (as it
+ * is when the advertised output schema's root is not an object); a result without
+ * `content` gets an empty one; the members come in the order of the SDK's wire schema.
+ */
+function asSdkWouldSend(reg: Registration, result: CallToolResult): CallToolResult {
+  const schema = reg.def.outputSchema;
+  if (schema && !result.isError && result.structuredContent === undefined) {
+    return { content: [{ type: "text", text: `Output validation error: Tool ${reg.def.name} has an output schema but no structured content was provided` }], isError: true };
+  }
+  let out: CallToolResult = result;
+  const sc = out.structuredContent as unknown;
+  if (sc !== undefined) {
+    const nonObject = !isPlainObject(sc);
+    if (nonObject && !(out.content?.some((c) => c.type === "text") ?? false)) out = { ...out, content: [...(out.content ?? []), { type: "text", text: JSON.stringify(sc) }] };
+    if (nonObject || (schema !== null && schema.type !== "object")) out = { ...out, structuredContent: { result: sc } };
+  }
+  // The SDK sends the result as its wire schema parsed it: declared members first, in the schema's order.
+  const { _meta, content, structuredContent, isError, ...rest } = out;
+  return {
+    ...(_meta !== undefined && { _meta }),
+    content: content ?? [],
+    ...(structuredContent !== undefined && { structuredContent }),
+    ...(isError !== undefined && { isError }),
+    ...rest,
+  };
+}
+
+/**
+ * A lone 2025-era tools/call of one of our tools, answered without the SDK: the tool's
+ * own function with the caller's request and `params._meta`, exactly as the SDK would
+ * call it (arguments `{}` when absent, a throw as an error result), and the JSON-RPC
+ * response as one JSON body (streamable HTTP lets a server answer a request with
+ * `application/json`; clients must accept both). Null when the message is anything
+ * else: the SDK serves it. tests/unit/mcp-direct.test.ts holds the answers to those of
+ * the SDK, byte for byte.
+ */
+export async function directToolCall(request: Request, body: unknown): Promise<Response | null> {
+  const call = directCall(request, body);
+  if (!call) return null;
+  let result: CallToolResult;
+  try {
+    result = asSdkWouldSend(call.reg, await call.reg.def.call(call.args, { request, meta: call.meta }));
+  } catch (err) {
+    result = { content: [{ type: "text", text: err instanceof Error ? err.message : String(err) }], isError: true };
+  }
+  const headers: Record<string, string> = { "Content-Type": "application/json", "Cache-Control": "no-cache, no-transform" };
+  // A lone paid tools/call: its gate's timing as Server-Timing, as singleAnswer (lib/mcp/http.ts) sets it on the SDK's answer.
+  const timing = toolServerTiming(result);
+  if (timing) headers["Server-Timing"] = timing;
+  return new Response(JSON.stringify({ result, jsonrpc: "2.0", id: call.id }), { status: 200, headers });
+}
+
+/** Serves one checked JSON-RPC POST: a plain tools/call directly, anything else through mcp-handler (Request → Response). */
+export async function mcpTransportHandler(request: Request, body: unknown): Promise<Response> {
+  const direct = await directToolCall(request, body);
+  if (direct) return direct;
+  return sdkTransportHandler(request, body);
+}
+
 /** Serves one checked JSON-RPC POST through mcp-handler (Request → Response). */
-export function mcpTransportHandler(request: Request, body: unknown): Promise<Response> {
+export function sdkTransportHandler(request: Request, body: unknown): Promise<Response> {
   const exchange: McpExchange = { request, body };
   const forwarded = new ParsedJsonRequest(request.url, request.headers, body);
   const serve = handler();

@@ -206,6 +206,28 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
   };
   const match = routeMatcher(routes.map((r) => ({ path: r, route: r })));
 
+  /**
+   * The request a route sees, whose `signal` is Next's (aborted when the client leaves
+   * before the answer is finished), made when a route first reads it. Handing the signal
+   * to fetch's Request up front costs every call an abort listener and a
+   * FinalizationRegistry entry, which the garbage collector then has to process (scavenge
+   * pauses of tens of milliseconds under load, the key call's tail); no route reads it on
+   * the hot paths.
+   */
+  class LaneRequest extends Request {
+    readonly #res: ServerResponse;
+    #signal: AbortSignal | undefined;
+
+    constructor(url: string, init: RequestInit, res: ServerResponse) {
+      super(url, init);
+      this.#res = res;
+    }
+
+    override get signal(): AbortSignal {
+      return (this.#signal ??= next.signalFromNodeResponse(this.#res));
+    }
+  }
+
   async function answer(req: IncomingMessage, res: ServerResponse, hit: LaneMatch<string>, pathname: string, handler: Handler): Promise<void> {
     // What Next's base server sets on the request before a route sees it.
     const h = req.headers;
@@ -223,15 +245,30 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
       else headers.append(name, v);
     }
     const hasBody = req.method !== "GET" && req.method !== "HEAD";
+    // A small body whose length is declared (a JSON-RPC message) is read here, off the
+    // socket, and handed over as bytes: fetch's Request then needs no stream adapter over
+    // the Node stream. Anything else streams, so a route still sees (and refuses) an
+    // oversized body as it arrives.
+    let buffered: Buffer | undefined;
+    try {
+      buffered = hasBody ? await smallBody(req) : undefined;
+    } catch {
+      // The client left before the end of its body: there is no one to answer.
+      res.destroy();
+      return;
+    }
     // The request's own origin (its Host is valid, see serve). Next puts its render
     // server's host there instead, which the routes read only when Host is unusable
     // (lib/http/base-url.ts): those requests are Next's.
-    const request = new Request(`${proto}://${h.host}${req.url}`, {
-      method: req.method,
-      headers,
-      signal: next.signalFromNodeResponse(res),
-      ...(hasBody ? { body: req as unknown as ReadableStream, duplex: "half" } : {}),
-    } as RequestInit);
+    const request = new LaneRequest(
+      `${proto}://${h.host}${req.url}`,
+      {
+        method: req.method,
+        headers,
+        ...(buffered ? { body: buffered } : hasBody ? { body: req as unknown as ReadableStream, duplex: "half" } : {}),
+      } as RequestInit,
+      res,
+    );
 
     // The response head Next writes before the route's own headers: next.config.ts
     // headers(), the proxy's security headers, Next's Vary.
@@ -255,6 +292,15 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
     // still on the connection, where a kept-alive socket would take it for the next
     // request's bytes and that request would hang. Close this connection after the answer.
     if (hasBody && !req.complete) res.shouldKeepAlive = false;
+    // Next's sendResponse writes the head, then each body chunk, then the chunked ending:
+    // three system calls for an answer whose body is all there. Held until the next turn
+    // of the event loop, they leave in one (the same bytes); a streamed body still flows,
+    // each later chunk as it comes.
+    // The socket's own cork, which keeps writes in order: the response's (res.cork) put
+    // the chunked ending before the body on Node 22.12.
+    const socket = res.socket;
+    socket?.cork();
+    setImmediate(() => socket?.uncork());
     await next.sendResponse(new next.NodeNextRequest(req), new next.NodeNextResponse(res), response);
   }
 
@@ -298,6 +344,27 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
       return true;
     },
   };
+}
+
+/** Bodies up to this many declared bytes are read whole before the handler runs (see answer). */
+const SMALL_BODY_BYTES = 64 * 1024;
+
+/** The whole body of `req` when it declares a Content-Length of at most SMALL_BODY_BYTES (and no chunked framing); undefined otherwise. */
+function smallBody(req: IncomingMessage): Promise<Buffer> | undefined {
+  const declared = req.headers["content-length"];
+  if (declared === undefined || req.headers["transfer-encoding"] !== undefined || !/^\d+$/.test(declared)) return undefined;
+  const length = Number(declared);
+  if (length > SMALL_BODY_BYTES) return undefined;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.once("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.once("error", reject);
+    // A client gone before the end of its body: nothing to answer.
+    req.once("close", () => {
+      if (!req.complete) reject(new Error("the client closed the connection before the end of the request body"));
+    });
+  });
 }
 
 /** Runs after-response tasks one after the other, logging failures (Next's after() does the same). */
