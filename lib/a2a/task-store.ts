@@ -79,7 +79,8 @@ export function redactTask(task: Task): Task {
 
 /**
  * The task's A2A 1.0 proto JSON (the wire form, stable across SDK versions), as
- * PostgreSQL's jsonb takes it: jsonb has no NUL character, so each `\u0000` escape (one
+ * PostgreSQL's jsonb takes it (the column was jsonb before, and an instance not yet
+ * updated may still read it so): jsonb has no NUL character, so each `\u0000` escape (one
  * preceded by an even run of backslashes, i.e. not itself escaped text) becomes U+FFFD.
  */
 function toJson(task: Task): string {
@@ -130,13 +131,14 @@ interface Row {
 }
 
 /**
- * One statement for a batch of tasks. The batch is one JSON array whose rows hold each
- * task as a JSON object (not a string inside the JSON), so PostgreSQL parses every task
- * once, as part of the array, rather than a second time from text to jsonb.
+ * One statement for a batch of tasks, as three text arrays. The task column is text: it is
+ * only ever read whole by its id, so PostgreSQL need not parse it (jsonb would parse every
+ * task into its binary form on each write, the largest share of the write's cost on the
+ * embedded database; migration 20261127033624_a2a_task_text).
  */
 const UPSERT = `INSERT INTO a2a_tasks (id, state, task, expires_at, updated_at)
-SELECT r.id, r.state, r.task, now() + make_interval(secs => $2::double precision / 1000), now()
-FROM jsonb_to_recordset($1::jsonb) AS r(id text, state text, task jsonb)
+SELECT r.id, r.state, r.task, now() + make_interval(secs => $4::double precision / 1000), now()
+FROM unnest($1::text[], $2::text[], $3::text[]) AS r(id, state, task)
 ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, task = EXCLUDED.task, expires_at = EXCLUDED.expires_at, updated_at = now()
 WHERE a2a_tasks.state NOT IN ('completed', 'failed', 'canceled', 'rejected')
    OR (a2a_tasks.state = 'canceled' AND EXCLUDED.state = 'completed')`;
@@ -145,10 +147,9 @@ async function writeRows(rows: Row[]): Promise<void> {
   // One row per task: the last write of a task in the batch wins, as it would one by one.
   const last = new Map<string, Row>();
   for (const r of rows) last.set(r.id, r);
-  // The task JSON is already JSON text: spliced in as it is, not escaped into a string.
-  const batch = `[${[...last.values()].map((r) => `{"id":${JSON.stringify(r.id)},"state":${JSON.stringify(r.state)},"task":${r.json}}`).join(",")}]`;
+  const kept = [...last.values()];
   const h = await getDbHandle();
-  await h.query(UPSERT, [batch, A2A_TASK_TTL_MS], { name: "a2a_task_upsert_v2" });
+  await h.query(UPSERT, [kept.map((r) => r.id), kept.map((r) => r.state), kept.map((r) => r.json), A2A_TASK_TTL_MS], { name: "a2a_task_upsert_v3" });
 }
 
 const SWEEP_EVERY_MS = 60_000;

@@ -72,5 +72,6 @@ export type PendingSettlement = Prisma.PendingSettlementModel
  * A2A tasks (lib/a2a/task-store.ts), shared by every instance so any instance continues
  * any task: the task as the A2A answer shows it (credentials redacted), its state (a
  * finished task is never overwritten) and when it expires (an hour after its last write).
+ * The task is its A2A proto JSON as text: only ever read whole, so never parsed by the database.
  */
 export type A2aTask = Prisma.A2aTaskModel

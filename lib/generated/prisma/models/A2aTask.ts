@@ -17,6 +17,7 @@ import type * as Prisma from "../internal/prismaNamespace"
  * A2A tasks (lib/a2a/task-store.ts), shared by every instance so any instance continues
  * any task: the task as the A2A answer shows it (credentials redacted), its state (a
  * finished task is never overwritten) and when it expires (an hour after its last write).
+ * The task is its A2A proto JSON as text: only ever read whole, so never parsed by the database.
  */
 export type A2aTaskModel = runtime.Types.Result.DefaultSelection<Prisma.$A2aTaskPayload>
 
@@ -29,6 +30,7 @@ export type AggregateA2aTask = {
 export type A2aTaskMinAggregateOutputType = {
   id: string | null
   state: string | null
+  task: string | null
   expiresAt: Date | null
   updatedAt: Date | null
 }
@@ -36,6 +38,7 @@ export type A2aTaskMinAggregateOutputType = {
 export type A2aTaskMaxAggregateOutputType = {
   id: string | null
   state: string | null
+  task: string | null
   expiresAt: Date | null
   updatedAt: Date | null
 }
@@ -53,6 +56,7 @@ export type A2aTaskCountAggregateOutputType = {
 export type A2aTaskMinAggregateInputType = {
   id?: true
   state?: true
+  task?: true
   expiresAt?: true
   updatedAt?: true
 }
@@ -60,6 +64,7 @@ export type A2aTaskMinAggregateInputType = {
 export type A2aTaskMaxAggregateInputType = {
   id?: true
   state?: true
+  task?: true
   expiresAt?: true
   updatedAt?: true
 }
@@ -148,7 +153,7 @@ export type A2aTaskGroupByArgs<ExtArgs extends runtime.Types.Extensions.Internal
 export type A2aTaskGroupByOutputType = {
   id: string
   state: string
-  task: runtime.JsonValue
+  task: string
   expiresAt: Date
   updatedAt: Date
   _count: A2aTaskCountAggregateOutputType | null
@@ -177,7 +182,7 @@ export type A2aTaskWhereInput = {
   NOT?: Prisma.A2aTaskWhereInput | Prisma.A2aTaskWhereInput[]
   id?: Prisma.StringFilter<"A2aTask"> | string
   state?: Prisma.StringFilter<"A2aTask"> | string
-  task?: Prisma.JsonFilter<"A2aTask">
+  task?: Prisma.StringFilter<"A2aTask"> | string
   expiresAt?: Prisma.DateTimeFilter<"A2aTask"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"A2aTask"> | Date | string
 }
@@ -196,7 +201,7 @@ export type A2aTaskWhereUniqueInput = Prisma.AtLeast<{
   OR?: Prisma.A2aTaskWhereInput[]
   NOT?: Prisma.A2aTaskWhereInput | Prisma.A2aTaskWhereInput[]
   state?: Prisma.StringFilter<"A2aTask"> | string
-  task?: Prisma.JsonFilter<"A2aTask">
+  task?: Prisma.StringFilter<"A2aTask"> | string
   expiresAt?: Prisma.DateTimeFilter<"A2aTask"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"A2aTask"> | Date | string
 }, "id">
@@ -218,7 +223,7 @@ export type A2aTaskScalarWhereWithAggregatesInput = {
   NOT?: Prisma.A2aTaskScalarWhereWithAggregatesInput | Prisma.A2aTaskScalarWhereWithAggregatesInput[]
   id?: Prisma.StringWithAggregatesFilter<"A2aTask"> | string
   state?: Prisma.StringWithAggregatesFilter<"A2aTask"> | string
-  task?: Prisma.JsonWithAggregatesFilter<"A2aTask">
+  task?: Prisma.StringWithAggregatesFilter<"A2aTask"> | string
   expiresAt?: Prisma.DateTimeWithAggregatesFilter<"A2aTask"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"A2aTask"> | Date | string
 }
@@ -226,7 +231,7 @@ export type A2aTaskScalarWhereWithAggregatesInput = {
 export type A2aTaskCreateInput = {
   id: string
   state: string
-  task: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  task: string
   expiresAt: Date | string
   updatedAt?: Date | string
 }
@@ -234,7 +239,7 @@ export type A2aTaskCreateInput = {
 export type A2aTaskUncheckedCreateInput = {
   id: string
   state: string
-  task: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  task: string
   expiresAt: Date | string
   updatedAt?: Date | string
 }
@@ -242,7 +247,7 @@ export type A2aTaskUncheckedCreateInput = {
 export type A2aTaskUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   state?: Prisma.StringFieldUpdateOperationsInput | string
-  task?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  task?: Prisma.StringFieldUpdateOperationsInput | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -250,7 +255,7 @@ export type A2aTaskUpdateInput = {
 export type A2aTaskUncheckedUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   state?: Prisma.StringFieldUpdateOperationsInput | string
-  task?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  task?: Prisma.StringFieldUpdateOperationsInput | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -258,7 +263,7 @@ export type A2aTaskUncheckedUpdateInput = {
 export type A2aTaskCreateManyInput = {
   id: string
   state: string
-  task: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  task: string
   expiresAt: Date | string
   updatedAt?: Date | string
 }
@@ -266,7 +271,7 @@ export type A2aTaskCreateManyInput = {
 export type A2aTaskUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   state?: Prisma.StringFieldUpdateOperationsInput | string
-  task?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  task?: Prisma.StringFieldUpdateOperationsInput | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -274,7 +279,7 @@ export type A2aTaskUpdateManyMutationInput = {
 export type A2aTaskUncheckedUpdateManyInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   state?: Prisma.StringFieldUpdateOperationsInput | string
-  task?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  task?: Prisma.StringFieldUpdateOperationsInput | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -290,6 +295,7 @@ export type A2aTaskCountOrderByAggregateInput = {
 export type A2aTaskMaxOrderByAggregateInput = {
   id?: Prisma.SortOrder
   state?: Prisma.SortOrder
+  task?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -297,6 +303,7 @@ export type A2aTaskMaxOrderByAggregateInput = {
 export type A2aTaskMinOrderByAggregateInput = {
   id?: Prisma.SortOrder
   state?: Prisma.SortOrder
+  task?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -343,7 +350,7 @@ export type $A2aTaskPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
     state: string
-    task: runtime.JsonValue
+    task: string
     expiresAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["a2aTask"]>
@@ -771,7 +778,7 @@ export interface Prisma__A2aTaskClient<T, Null = never, ExtArgs extends runtime.
 export interface A2aTaskFieldRefs {
   readonly id: Prisma.FieldRef<"A2aTask", 'String'>
   readonly state: Prisma.FieldRef<"A2aTask", 'String'>
-  readonly task: Prisma.FieldRef<"A2aTask", 'Json'>
+  readonly task: Prisma.FieldRef<"A2aTask", 'String'>
   readonly expiresAt: Prisma.FieldRef<"A2aTask", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"A2aTask", 'DateTime'>
 }
