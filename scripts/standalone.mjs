@@ -33,7 +33,7 @@ export function assembleStandalone() {
     // ESM, like Next's server.js beside it (package.json says "type": "module").
     format: "esm",
     // The oldest Node line package.json "engines" admits.
-    target: "node22.12",
+    target: "node22.14",
     tsconfig: join(root, "tsconfig.json"),
     logLevel: "warning",
   });

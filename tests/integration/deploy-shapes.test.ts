@@ -3,7 +3,8 @@
  * Redis: `output: "standalone"`'s server.js (what the Dockerfile runs, assembled by the
  * same scripts/standalone.mjs) and plain `next start` (what platforms run), both behind
  * a trusted proxy (TRUST_PROXY_HOPS=1; the test sends X-Forwarded-For as the proxy
- * would). Each: health, a free key minted and used, a paid call's 402, MCP tools/list,
+ * would). Each: health, a free key minted and used, a paid call's 402, MCP tools/list, A2A
+ * 1.0 and 0.3 messages paid with the key,
  * and per-client mint limits keyed on the forwarded address.
  */
 import { randomBytes } from "node:crypto";
@@ -81,6 +82,33 @@ for (const entry of ["standalone", "next-start"] as const) {
       } finally {
         await client.close();
       }
+    });
+
+    // The A2A routes load the SDK's Express router (0.3 HTTP+JSON), whose dependency tree
+    // require()s an ES module: on Node 22.12/22.13 that failed inside Next's external
+    // import and every /a2a/v1 request answered 500; the oldest line CI runs must load it.
+    it("answers A2A 1.0 over HTTP+JSON and 0.3 over JSON-RPC, paid with a free key", async () => {
+      const key = (await fx.json("/v1/free-key", from("198.51.100.20"))).body.api_key as string;
+      const v1 = await fx.json("/a2a/v1/message:send", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "A2A-Version": "1.0" },
+        body: JSON.stringify({ message: { messageId: randomBytes(8).toString("hex"), role: "ROLE_USER", parts: [{ text: "fng" }], metadata: { skill: "fng", api_key: key } } }),
+      });
+      expect(v1.status, JSON.stringify(v1.body)).toBe(200);
+      expect(v1.body.task.status.state).toBe("TASK_STATE_COMPLETED");
+      expect(v1.body.task.artifacts?.length).toBeGreaterThan(0);
+      const v03 = await fx.json("/a2a/jsonrpc", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "message/send",
+          params: { message: { kind: "message", messageId: randomBytes(8).toString("hex"), role: "user", parts: [{ kind: "text", text: "fng" }], metadata: { skill: "fng", api_key: key } } },
+        }),
+      });
+      expect(v03.status, JSON.stringify(v03.body)).toBe(200);
+      expect(v03.body.result?.status?.state, JSON.stringify(v03.body)).toBe("completed");
     });
 
     it.runIf(entry === "standalone")("ships under 500 MB with no build, test or dev tool (nor the image optimizer's sharp) in its node_modules", () => {
