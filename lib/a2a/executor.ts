@@ -17,12 +17,12 @@
  * failure entry in `x402.payment.receipts` (a2a-x402 section 9).
  */
 import { randomUUID } from "node:crypto";
-import { Role, TaskState, type Message, type Part, type Task, type TaskStatusUpdateEvent } from "@a2a-js/sdk";
+import { Role, TaskState, type Artifact, type Message, type Part, type Task, type TaskStatusUpdateEvent } from "@a2a-js/sdk";
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type User } from "@a2a-js/sdk/server";
 import { callSkill, type SkillOutcome } from "@/lib/a2a/call";
 import { credentialOf, dataOf, skillIdOf } from "@/lib/a2a/message";
 import { META } from "@/lib/a2a/protocol";
-import { a2aSkill } from "@/lib/a2a/skills";
+import { a2aSkill, type A2aSkill } from "@/lib/a2a/skills";
 import type { TaskBuffer } from "@/lib/a2a/task-store";
 import { failureReceipt, paymentErrorCode } from "@/lib/a2a/x402";
 import type { CallTiming } from "@/lib/access/call";
@@ -69,7 +69,14 @@ export function dataPart(data: Meta): Part {
   return { content: { $case: "data", value: data }, metadata: undefined, filename: "", mediaType: "application/json" };
 }
 
-function statusEvent(rc: RequestContext, u: Update): TaskStatusUpdateEvent {
+/**
+ * What the executor reads of the SDK's RequestContext for one message: the task's ids,
+ * the message, the task it continues (none for a new one) and the call context (whose
+ * user is the binding's Caller). The direct path (lib/a2a/direct.ts) hands over the same.
+ */
+export type MessageContext = Pick<RequestContext, "taskId" | "contextId" | "userMessage" | "task" | "context">;
+
+function statusEvent(rc: MessageContext, u: Update): TaskStatusUpdateEvent {
   const message: Message = {
     role: Role.ROLE_AGENT,
     messageId: randomUUID(),
@@ -84,7 +91,7 @@ function statusEvent(rc: RequestContext, u: Update): TaskStatusUpdateEvent {
 }
 
 /** Receipts of earlier messages of the task (spec: a persistent array for the whole task). */
-function priorReceipts(rc: RequestContext): unknown[] {
+function priorReceipts(rc: MessageContext): unknown[] {
   const prior = rc.task?.status?.message?.metadata?.[META.paymentReceipts];
   return Array.isArray(prior) ? prior : [];
 }
@@ -98,7 +105,7 @@ interface Paid {
  * a2a-x402 section 9: a payment that failed sets `payment-failed`, a short error code
  * and a failure entry in the task's receipts (success false, the reason, no transaction).
  */
-function paymentFailed(metadata: Meta, rc: RequestContext, paid: Paid, code: string, message: string, fallbackNetwork: string | undefined): void {
+function paymentFailed(metadata: Meta, rc: MessageContext, paid: Paid, code: string, message: string, fallbackNetwork: string | undefined): void {
   metadata[META.paymentStatus] = "payment-failed";
   metadata[META.paymentError] = code;
   metadata[META.paymentReceipts] = [...priorReceipts(rc), failureReceipt(paid.payload, message, fallbackNetwork)];
@@ -108,7 +115,7 @@ function errorOf(code: string, message: string, status: number, retryAfterSecond
   return { code, message, status, ...(retryAfterSeconds !== null ? { retry_after_seconds: retryAfterSeconds } : {}) };
 }
 
-function updateFor(outcome: SkillOutcome, paid: Paid | null, rc: RequestContext): Update {
+function updateFor(outcome: SkillOutcome, paid: Paid | null, rc: MessageContext): Update {
   switch (outcome.kind) {
     case "ok": {
       const metadata: Meta = { [META.access]: outcome.access };
@@ -157,54 +164,75 @@ function updateFor(outcome: SkillOutcome, paid: Paid | null, rc: RequestContext)
   }
 }
 
-function callerOf(rc: RequestContext): Caller {
+function callerOf(rc: MessageContext): Caller {
   const user = rc.context?.user;
   if (!(user instanceof Caller)) throw new Error("A2A call without its HTTP request");
   return user;
 }
 
-/** Runs each message's skill through lib/a2a/call.ts and publishes the task's events. */
+/** The task a message works on: its skill and parameters (a new task's from the message, a follow-up's from the task), and the task as the SDK's first event of the call. */
+export function openTask(rc: MessageContext): { skill: A2aSkill | undefined; data: Meta; task: Task } {
+  const message = rc.userMessage;
+  const existing = rc.task;
+  const skillId = existing ? String(existing.metadata?.[META.skill] ?? "") : (skillIdOf(message) ?? "");
+  const data = existing ? ((existing.metadata?.params as Meta | undefined) ?? {}) : dataOf(message);
+  const task: Task = existing ?? {
+    id: rc.taskId,
+    contextId: rc.contextId,
+    status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+    artifacts: [],
+    history: [message],
+    metadata: { [META.skill]: skillId, params: data },
+  };
+  return { skill: a2aSkill(skillId), data, task };
+}
+
+/** What one message did to its task: the artifact when the skill returned data, and the task's new status. */
+export interface MessageResult {
+  artifact: Artifact | undefined;
+  status: TaskStatusUpdateEvent;
+}
+
+/**
+ * Runs the message's skill through lib/a2a/call.ts (or takes the client's refusal to
+ * pay) and says what it did to the task. Never throws for an outcome of the call: every
+ * refusal and failure is a task state.
+ */
+export async function runMessage(rc: MessageContext, skill: A2aSkill, data: Meta): Promise<MessageResult> {
+  const message = rc.userMessage;
+  // a2a-x402 5.4: the client declines every requirement. The task ends, canceled by the
+  // client's choice; its receipts so far stay on the final message (section 7).
+  if (message.metadata?.[META.paymentStatus] === "payment-rejected") {
+    const metadata: Meta = { [META.paymentStatus]: "payment-rejected", [META.paymentReceipts]: priorReceipts(rc) };
+    return { artifact: undefined, status: statusEvent(rc, { state: TaskState.TASK_STATE_CANCELED, text: "Payment rejected by the client; nothing was charged.", metadata }) };
+  }
+  const credential = credentialOf(message);
+  const caller = callerOf(rc);
+  const outcome = await callSkill(skill, data, credential, caller.request);
+  caller.timing = outcome.timing;
+  let artifact: Artifact | undefined;
+  if (outcome.kind === "ok") {
+    const value = outcome.value;
+    const result = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Meta) : { value };
+    artifact = { artifactId: randomUUID(), name: skill.id, description: "", parts: [dataPart(result)], metadata: undefined, extensions: [] };
+  }
+  const update = updateFor(outcome, credential.kind === "x402" ? { payload: credential.payload } : null, rc);
+  if (outcome.timing) update.metadata[META.timing] = timingRecord(outcome.timing);
+  return { artifact, status: statusEvent(rc, update) };
+}
+
+/** Runs each message's skill (runMessage) and publishes the task's events. */
 export class SkillExecutor implements AgentExecutor {
   async execute(rc: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    const message = rc.userMessage;
-    const existing = rc.task;
-    const skillId = existing ? String(existing.metadata?.[META.skill] ?? "") : (skillIdOf(message) ?? "");
-    const data = existing ? ((existing.metadata?.params as Meta | undefined) ?? {}) : dataOf(message);
-    const skill = a2aSkill(skillId);
+    const { skill, data, task } = openTask(rc);
     // Without a task the SDK generated this id for the message: the store has nothing to read for it.
-    if (!existing) callerOf(rc).newTasks.add(rc.taskId);
+    if (!rc.task) callerOf(rc).newTasks.add(rc.taskId);
     // The SDK wants a task (or message) as the first event of every call, a follow-up's included.
-    const task: Task = existing ?? {
-      id: rc.taskId,
-      contextId: rc.contextId,
-      status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
-      artifacts: [],
-      history: [message],
-      metadata: { [META.skill]: skillId, params: data },
-    };
     bus.publish(AgentEvent.task(task));
     if (!skill) throw new Error(`task ${rc.taskId} names no known skill`);
-    // a2a-x402 5.4: the client declines every requirement. The task ends, canceled by the
-    // client's choice; its receipts so far stay on the final message (section 7).
-    if (message.metadata?.[META.paymentStatus] === "payment-rejected") {
-      const metadata: Meta = { [META.paymentStatus]: "payment-rejected", [META.paymentReceipts]: priorReceipts(rc) };
-      bus.publish(AgentEvent.statusUpdate(statusEvent(rc, { state: TaskState.TASK_STATE_CANCELED, text: "Payment rejected by the client; nothing was charged.", metadata })));
-      bus.finished();
-      return;
-    }
-    const credential = credentialOf(message);
-    const caller = callerOf(rc);
-    const outcome = await callSkill(skill, data, credential, caller.request);
-    caller.timing = outcome.timing;
-    if (outcome.kind === "ok") {
-      const value = outcome.value;
-      const data = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Meta) : { value };
-      const artifact = { artifactId: randomUUID(), name: skill.id, description: "", parts: [dataPart(data)], metadata: undefined, extensions: [] };
-      bus.publish(AgentEvent.artifactUpdate({ taskId: rc.taskId, contextId: rc.contextId, artifact, append: false, lastChunk: true, metadata: undefined }));
-    }
-    const update = updateFor(outcome, credential.kind === "x402" ? { payload: credential.payload } : null, rc);
-    if (outcome.timing) update.metadata[META.timing] = timingRecord(outcome.timing);
-    bus.publish(AgentEvent.statusUpdate(statusEvent(rc, update)));
+    const { artifact, status } = await runMessage(rc, skill, data);
+    if (artifact) bus.publish(AgentEvent.artifactUpdate({ taskId: rc.taskId, contextId: rc.contextId, artifact, append: false, lastChunk: true, metadata: undefined }));
+    bus.publish(AgentEvent.statusUpdate(status));
     bus.finished();
   }
 

@@ -2,13 +2,16 @@
  * The SDK's request handler (DefaultRequestHandler: task life cycle, event bus, result
  * manager) around this service's executor and task store, shared by both bindings.
  * Before a message reaches the SDK it is checked (lib/a2a/message.ts) so malformed input
- * is an A2A error rather than a task; answers never carry the credentials sent.
+ * is an A2A error rather than a task; answers never carry the credentials sent. A new
+ * message of a skill skips the SDK's per-message machinery (lib/a2a/direct.ts) and gets
+ * the task the SDK would have answered.
  */
 import { AgentCard, TaskState, type CancelTaskRequest, type Message, type SendMessageRequest, type Task } from "@a2a-js/sdk";
 import { JsonRpcRequestMalformedError, TaskNotCancelableError } from "@a2a-js/sdk/errors";
 import { DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from "@a2a-js/sdk/server";
 import { agentCardV1, isA2aV1 } from "@/lib/discovery/cards";
 import { SkillExecutor } from "@/lib/a2a/executor";
+import { directSendable, sendDirect } from "@/lib/a2a/direct";
 import { checkFollowUp, checkMessage } from "@/lib/a2a/message";
 import { a2aTaskStore, isTerminal, redactTask, stateName, type DatabaseTaskStore } from "@/lib/a2a/task-store";
 import { log } from "@/lib/log";
@@ -20,6 +23,8 @@ class ServiceRequestHandler extends DefaultRequestHandler {
     card: AgentCard,
     private readonly tasks: DatabaseTaskStore,
     executor: AgentExecutor,
+    /** Whether a new message may take the direct path (lib/a2a/direct.ts); off, every message goes through the SDK. */
+    private readonly direct: boolean,
   ) {
     super(card, tasks, executor);
   }
@@ -54,7 +59,8 @@ class ServiceRequestHandler extends DefaultRequestHandler {
     if (params.configuration?.returnImmediately) params = { ...params, configuration: { ...params.configuration, returnImmediately: false } };
     let result: Message | Task;
     try {
-      result = await super.sendMessage(params, context);
+      const card = currentCard();
+      result = this.direct && directSendable(params, card, context) ? await sendDirect(params, card, context, this.tasks) : await super.sendMessage(params, context);
     } catch (err) {
       await this.flush(context).catch((e: unknown) => log.error("a2a.task_store_failed", { message: (e as Error)?.message }));
       throw err;
@@ -127,5 +133,13 @@ export function currentCard(): AgentCard {
  * instance (lib/a2a/task-store.ts).
  */
 export function a2aRequestHandler(): DefaultRequestHandler {
-  return processState("a2a.handler", () => new ServiceRequestHandler(currentCard(), a2aTaskStore(), new SkillExecutor()));
+  return processState("a2a.handler", () => new ServiceRequestHandler(currentCard(), a2aTaskStore(), new SkillExecutor(), true));
+}
+
+/**
+ * The same handler with every message going through the SDK's DefaultRequestHandler (no
+ * direct path): what the direct path's answers are held to (tests/unit/a2a-direct.test.ts).
+ */
+export function a2aSdkRequestHandler(): DefaultRequestHandler {
+  return processState("a2a.handler.sdk", () => new ServiceRequestHandler(currentCard(), a2aTaskStore(), new SkillExecutor(), false));
 }

@@ -9,16 +9,28 @@
  */
 import { isV1JsonRpcMethod } from "@a2a-js/sdk/compat/v0_3";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
-import { JsonRpcTransportHandler, validateVersion } from "@a2a-js/sdk/server";
+import { JsonRpcTransportHandler, validateVersion, type DefaultRequestHandler } from "@a2a-js/sdk/server";
 import { logUnexpected } from "@/lib/errors";
 import { a2aRequestHandler, currentCard } from "@/lib/a2a/handler";
 import { a2aHeaders, callContext, readJsonBody, requestedVersion, timingHeaders } from "@/lib/a2a/transport";
 import { Caller } from "@/lib/a2a/executor";
 import { processState } from "@/lib/process-state";
 
-/** The SDK's JSON-RPC handlers (1.0 and 0.3) over the shared request handler (process-wide, like it). */
-const transports = () =>
-  processState("a2a.jsonrpc.v1", () => ({ v1: new JsonRpcTransportHandler(a2aRequestHandler()), legacy: new LegacyJsonRpcTransportHandler(a2aRequestHandler()) }));
+interface Transports {
+  v1: JsonRpcTransportHandler;
+  legacy: LegacyJsonRpcTransportHandler;
+}
+
+/** The SDK's JSON-RPC handlers (1.0 and 0.3) over a request handler (process-wide, like it: one pair per handler). */
+function transports(handler: DefaultRequestHandler): Transports {
+  const all = processState("a2a.jsonrpc.v1", () => new WeakMap<DefaultRequestHandler, Transports>());
+  let t = all.get(handler);
+  if (!t) {
+    t = { v1: new JsonRpcTransportHandler(handler), legacy: new LegacyJsonRpcTransportHandler(handler) };
+    all.set(handler, t);
+  }
+  return t;
+}
 
 function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}, id: unknown = null): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }), {
@@ -27,7 +39,13 @@ function rpcError(status: number, code: number, message: string, headers: Record
   });
 }
 
-export async function serveJsonRpc(req: Request): Promise<Response> {
+/** Serves one POST of the JSON-RPC binding through the process's request handler (the route's POST). */
+export function serveJsonRpc(req: Request): Promise<Response> {
+  return serveJsonRpcWith(req, a2aRequestHandler());
+}
+
+/** Serves one POST of the JSON-RPC binding through `handler`. */
+export async function serveJsonRpcWith(req: Request, handler: DefaultRequestHandler): Promise<Response> {
   const body = await readJsonBody(req);
   if (!body.ok) return rpcError(body.status, body.code, body.message);
   const value = body.value;
@@ -41,7 +59,7 @@ export async function serveJsonRpc(req: Request): Promise<Response> {
     let result: unknown;
     try {
       validateVersion(version, currentCard(), "JSONRPC");
-      const { v1, legacy: v03 } = transports();
+      const { v1, legacy: v03 } = transports(handler);
       const context = callContext(req, caller, legacy, version);
       result = legacy ? await v03.handle(value as Record<string, unknown>, context) : await v1.handle(value as Record<string, unknown>, context);
     } catch (err) {

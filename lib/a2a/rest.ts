@@ -22,7 +22,7 @@
 import { SendMessageRequest, SendMessageResponse, Task, type Message } from "@a2a-js/sdk";
 import { legacyRestRouter } from "@a2a-js/sdk/compat/v0_3/server/express";
 import { RequestMalformedError, restStatusFor, toRestErrorBody, UnsupportedOperationError } from "@a2a-js/sdk/errors";
-import { validateVersion } from "@a2a-js/sdk/server";
+import { validateVersion, type DefaultRequestHandler } from "@a2a-js/sdk/server";
 import { logUnexpected } from "@/lib/errors";
 import { methodNotAllowed, optionsResponse, type RouteMethod } from "@/lib/http/methods";
 import { Caller } from "@/lib/a2a/executor";
@@ -33,9 +33,15 @@ import { processState } from "@/lib/process-state";
 type Next = (err?: unknown) => void;
 type Router = (req: unknown, res: unknown, next: Next) => void;
 
-/** The SDK's 0.3 REST router over the shared request handler (process-wide, like it). */
-function legacyRouter(): Router {
-  return processState("a2a.rest.v03", () => legacyRestRouter({ requestHandler: a2aRequestHandler(), userBuilder: async (req) => (req as unknown as { caller: Caller }).caller }) as unknown as Router);
+/** The SDK's 0.3 REST router over a request handler (process-wide, like it: one per handler). */
+function legacyRouter(handler: DefaultRequestHandler): Router {
+  const routers = processState("a2a.rest.v03", () => new WeakMap<DefaultRequestHandler, Router>());
+  let router = routers.get(handler);
+  if (!router) {
+    router = legacyRestRouter({ requestHandler: handler, userBuilder: async (req) => (req as unknown as { caller: Caller }).caller }) as unknown as Router;
+    routers.set(handler, router);
+  }
+  return router;
 }
 
 /** The binding's resources (the SDK router's routes) and the methods each serves. */
@@ -70,8 +76,8 @@ function restError(status: number, code: number, message: string, headers: Recor
   return new Response(JSON.stringify(body), { status, headers });
 }
 
-/** Serves `subpath` (e.g. "/v1/message:send") of the REST binding. */
-export async function serveRest(req: Request, subpath: string): Promise<Response> {
+/** Serves `subpath` (e.g. "/v1/message:send") of the REST binding, through `handler` (the process's). */
+export async function serveRest(req: Request, subpath: string, handler: DefaultRequestHandler = a2aRequestHandler()): Promise<Response> {
   const legacy = isLegacy(req);
   const base = a2aHeaders(req, legacy, legacy ? "application/json" : "application/a2a+json");
   const served = restMethods(subpath);
@@ -86,7 +92,7 @@ export async function serveRest(req: Request, subpath: string): Promise<Response
     if (!read.ok) return restError(read.status, read.code, read.message, base, legacy);
     body = read.value;
   }
-  if (!legacy) return serveV1(req, subpath.slice("/v1".length), url, body, base);
+  if (!legacy) return serveV1(req, subpath.slice("/v1".length), url, body, base, handler);
   const headers: Record<string, string> = {};
   req.headers.forEach((v, k) => {
     // The body is already parsed; without framing headers the router's body parser leaves it alone.
@@ -134,7 +140,7 @@ export async function serveRest(req: Request, subpath: string): Promise<Response
       },
     };
     try {
-      legacyRouter()(fakeReq, res, (err?: unknown) => {
+      legacyRouter(handler)(fakeReq, res, (err?: unknown) => {
         if (err) unavailable(err);
         else resolve(restError(404, -32601, `No A2A HTTP+JSON method at ${req.method} ${subpath}.`, base, true));
       });
@@ -152,14 +158,13 @@ function isTask(r: Message | Task): r is Task {
 }
 
 /** A2A 1.0 over HTTP+JSON: `op` is the operation's path under the interface URL (`/message:send`). */
-async function serveV1(req: Request, op: string, url: URL, body: unknown, base: Record<string, string>): Promise<Response> {
+async function serveV1(req: Request, op: string, url: URL, body: unknown, base: Record<string, string>, handler: DefaultRequestHandler): Promise<Response> {
   const caller = new Caller(req);
   const json = (status: number, value: unknown) => new Response(JSON.stringify(value), { status, headers: { ...base, ...timingHeaders(caller) } });
   try {
     const version = requestedVersion(req);
     validateVersion(version, currentCard(), "HTTP+JSON");
     const context = callContext(req, caller, false, version);
-    const handler = a2aRequestHandler();
     if (op === "/message:send") {
       if (typeof body !== "object" || body === null || Array.isArray(body)) throw new RequestMalformedError("The body must be a SendMessageRequest object.");
       const params = SendMessageRequest.fromJSON(body);
