@@ -63,8 +63,8 @@ export async function sendDirect(params: SendMessageRequest, card: AgentCard, co
     artifacts: artifact ? [artifact] : [],
     history: status.status?.message ? [...task.history, status.status.message] : task.history,
   });
-  await tasks.save(done, context);
+  await tasks.saveFinal(done, context);
+  // The answer's history, as DefaultRequestHandler cuts it; the kept task keeps its own.
   const historyLength = params.configuration?.historyLength;
-  if (historyLength !== undefined) done.history = historyLength <= 0 ? [] : done.history.slice(-historyLength);
-  return done;
+  return historyLength === undefined ? done : { ...done, history: historyLength <= 0 ? [] : done.history.slice(-historyLength) };
 }

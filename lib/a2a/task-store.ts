@@ -201,6 +201,17 @@ export class DatabaseTaskStore implements TaskStore {
     await this.put(task);
   }
 
+  /**
+   * Like save, for a redacted task its caller never changes afterwards (the direct path's,
+   * lib/a2a/direct.ts): buffered as it is. The SDK changes the tasks it saves in place,
+   * hence save's copy.
+   */
+  async saveFinal(task: Task, context: ServerCallContext): Promise<void> {
+    const buffer = bufferOf(context);
+    if (buffer) buffer.pendingTasks.set(task.id, task);
+    else await this.put(task);
+  }
+
   /** Writes what the request of `context` holds (one statement for all of it, shared with concurrent flushes) and empties it. */
   async flush(context: ServerCallContext | undefined): Promise<void> {
     const buffer = bufferOf(context);
