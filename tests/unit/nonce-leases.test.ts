@@ -47,6 +47,12 @@ const chainNonces = (account: HDAccount) => async (): Promise<ChainNonces> => {
   const [pending, latest] = await Promise.all([r.getTransactionCount({ address: account.address, blockTag: "pending" }), r.getTransactionCount({ address: account.address, blockTag: "latest" })]);
   return { pending, latest };
 };
+/** The sender of `account`'s key on the chain, automining (a node that does not queue: `nonce too high` is refused). */
+async function automineSender(account: HDAccount): Promise<KeySender> {
+  await chain.setIntervalMining(0);
+  const key = `0x${Buffer.from(account.getHdKey().privateKey!).toString("hex")}` as Hex;
+  return new KeySender(readerOf(chain) as never, { rpcUrl: chain.rpcUrl, chainId: 8453, timeoutMs: 2000, privateKey: Buffer.from(key.slice(2), "hex"), address: account.address });
+}
 const allocator = (account: HDAccount, timing = { sendWindowMs: 1000, sendTimeoutMs: 1000 }) => new SharedNonces(`8453:${account.address.toLowerCase()}`, chainNonces(account), timing);
 
 /** Sends a zero-value transaction to itself with `nonce`; `tag` makes each one distinct. Resolves with the node's error, or null when accepted. */
@@ -282,9 +288,7 @@ describe("an optimistic payment's nonce: taken in its lock's statement, its tran
 
   it("a transaction prepared ahead is sent with the nonce its take gave, whether the guess it was signed on was right or another sender took that nonce meanwhile", async () => {
     const account = chain.accounts[9]!;
-    await chain.setIntervalMining(0);
-    const key = `0x${Buffer.from(account.getHdKey().privateKey!).toString("hex")}` as Hex;
-    const sender = new KeySender(readerOf(chain) as never, { rpcUrl: chain.rpcUrl, chainId: 8453, timeoutMs: 2000, privateKey: Buffer.from(key.slice(2), "hex"), address: account.address });
+    const sender = await automineSender(account);
     const tx = { to: account.address, data: "0x" as Hex, value: 0n, gas: 30_000n };
     const sent = async () => {
       const ahead = sender.sendAhead(async () => tx);
@@ -307,9 +311,7 @@ describe("an optimistic payment's nonce: taken in its lock's statement, its tran
 
   it("a transaction prepared ahead is signed once, at the first of its take and what the call waits for besides: with the take's nonce, or with the guess while the take is still out", async () => {
     const account = chain.accounts[9]!;
-    await chain.setIntervalMining(0);
-    const key = `0x${Buffer.from(account.getHdKey().privateKey!).toString("hex")}` as Hex;
-    const sender = new KeySender(readerOf(chain) as never, { rpcUrl: chain.rpcUrl, chainId: 8453, timeoutMs: 2000, privateKey: Buffer.from(key.slice(2), "hex"), address: account.address });
+    const sender = await automineSender(account);
     const signs = vi.spyOn(sender as unknown as { sign: (...a: unknown[]) => unknown }, "sign");
     const tx = { to: account.address, data: "0x" as Hex, value: 0n, gas: 30_000n };
     const later = <T>() => {
@@ -356,9 +358,7 @@ describe("an optimistic payment's nonce: taken in its lock's statement, its tran
 describe("a confirmed settlement's transaction: recorded by its nonce take's own statement", () => {
   it("signed on the guessed nonce and recorded in the take when the take gives it; signed again and recorded on its own when another sender took that nonce; never the wrong hash", async () => {
     const account = chain.accounts[7]!;
-    await chain.setIntervalMining(0);
-    const key = `0x${Buffer.from(account.getHdKey().privateKey!).toString("hex")}` as Hex;
-    const sender = new KeySender(readerOf(chain) as never, { rpcUrl: chain.rpcUrl, chainId: 8453, timeoutMs: 2000, privateKey: Buffer.from(key.slice(2), "hex"), address: account.address });
+    const sender = await automineSender(account);
     const tx = { to: account.address, data: "0x" as Hex, value: 0n, gas: 30_000n };
     const h = await getDbHandle();
     const rowOf = async (id: string) => (await h.query<{ status: string; tx_hash: string | null }>(`SELECT status, tx_hash FROM payments WHERE id = $1`, [id]))[0]!;
