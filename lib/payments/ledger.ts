@@ -25,6 +25,7 @@ import { accessLogInsert } from "@/lib/access/receipts";
 import { env } from "@/lib/config/env";
 import { brand } from "@/lib/errors/brand";
 import { holdLease, leaseHolder, leaseSeconds, releaseLease } from "@/lib/payments/leases";
+import type { TakeRow, TakeStatement } from "@/lib/payments/x402/nonces";
 
 export interface PaymentLock {
   id: string;
@@ -331,6 +332,35 @@ async function unlockPayment(lock: PaymentLock): Promise<void> {
 export async function markSent(lock: PaymentLock, txHash: string): Promise<void> {
   const h = await getDbHandle();
   await h.query(`UPDATE payments SET status = 'sent', tx_hash = $2, updated_at = now() WHERE id = $1 AND status IN ('pending', 'sent')`, [lock.id, txHash], { name: "payment_mark_sent" });
+}
+
+/**
+ * The facilitator key's nonce take (lib/payments/x402/nonces.ts, TAKE: evm_take_nonce, $1 to
+ * $8) and markSent's write of transaction $10 on payment $9, applied only when the take
+ * gives nonce $11: the transaction signed on that nonce is the one recorded. A data-changing
+ * WITH runs whether or not the query reads it, and the take runs once (MATERIALIZED).
+ */
+const TAKE_MARKING_SENT = `WITH t AS MATERIALIZED (
+    SELECT nonce, need_fresh, wait_ms FROM evm_take_nonce($1, $2::bigint, $3::bigint, $4, $5, $6, $7, $8)
+  ), s AS (
+    UPDATE payments SET status = 'sent', tx_hash = $10, updated_at = now()
+     WHERE id = $9 AND status IN ('pending', 'sent') AND (SELECT nonce FROM t) = $11::text
+  )
+  SELECT nonce, need_fresh, wait_ms FROM t`;
+
+/**
+ * markSent in the statement that takes the nonce of the settlement's transaction (confirmed
+ * mode, lib/payments/x402/sender.ts): `txHash`, signed on nonce `nonce` before the take, is
+ * recorded exactly when the take gives that nonce, in the same transaction, so the row names
+ * the transaction before it goes out as with markSent, one round trip to the database
+ * earlier. Any other answer wrote nothing here (the sender then signs on the nonce it got
+ * and calls markSent).
+ */
+export function takeMarkingSent(lock: PaymentLock, txHash: string, nonce: number): TakeStatement {
+  return async (args) => {
+    const h = await getDbHandle();
+    return h.query<TakeRow>(TAKE_MARKING_SENT, [...args, lock.id, txHash, String(nonce)], { name: "evm_nonce_take_marking_sent" });
+  };
 }
 
 const SETTLE_WITH_RECEIPT = `WITH u AS (

@@ -18,7 +18,8 @@ import { closeDb, getDbHandle } from "@/lib/db/client";
 import { RELEASE_GRACE_MS, SharedNonces, type ChainNonces, type Lease } from "@/lib/payments/x402/nonces";
 import { feesFromBatch, KeySender } from "@/lib/payments/x402/sender";
 import { NotSentError } from "@/lib/payments/x402/evm-local";
-import { lockPayment, type LockInput } from "@/lib/payments/ledger";
+import { lockPayment, markSent, takeMarkingSent, type LockInput } from "@/lib/payments/ledger";
+import { withBeforeSend } from "@/lib/payments/x402/chain-call";
 import { localBase, startChain, type Chain } from "../helpers/chain";
 import { hasPostgres, POSTGRES_URL } from "../helpers/services";
 
@@ -46,6 +47,12 @@ const chainNonces = (account: HDAccount) => async (): Promise<ChainNonces> => {
   const [pending, latest] = await Promise.all([r.getTransactionCount({ address: account.address, blockTag: "pending" }), r.getTransactionCount({ address: account.address, blockTag: "latest" })]);
   return { pending, latest };
 };
+/** The sender of `account`'s key on the chain, automining (a node that does not queue: `nonce too high` is refused). */
+async function automineSender(account: HDAccount): Promise<KeySender> {
+  await chain.setIntervalMining(0);
+  const key = `0x${Buffer.from(account.getHdKey().privateKey!).toString("hex")}` as Hex;
+  return new KeySender(readerOf(chain) as never, { rpcUrl: chain.rpcUrl, chainId: 8453, timeoutMs: 2000, privateKey: Buffer.from(key.slice(2), "hex"), address: account.address });
+}
 const allocator = (account: HDAccount, timing = { sendWindowMs: 1000, sendTimeoutMs: 1000 }) => new SharedNonces(`8453:${account.address.toLowerCase()}`, chainNonces(account), timing);
 
 /** Sends a zero-value transaction to itself with `nonce`; `tag` makes each one distinct. Resolves with the node's error, or null when accepted. */
@@ -281,9 +288,7 @@ describe("an optimistic payment's nonce: taken in its lock's statement, its tran
 
   it("a transaction prepared ahead is sent with the nonce its take gave, whether the guess it was signed on was right or another sender took that nonce meanwhile", async () => {
     const account = chain.accounts[9]!;
-    await chain.setIntervalMining(0);
-    const key = `0x${Buffer.from(account.getHdKey().privateKey!).toString("hex")}` as Hex;
-    const sender = new KeySender(readerOf(chain) as never, { rpcUrl: chain.rpcUrl, chainId: 8453, timeoutMs: 2000, privateKey: Buffer.from(key.slice(2), "hex"), address: account.address });
+    const sender = await automineSender(account);
     const tx = { to: account.address, data: "0x" as Hex, value: 0n, gas: 30_000n };
     const sent = async () => {
       const ahead = sender.sendAhead(async () => tx);
@@ -306,9 +311,7 @@ describe("an optimistic payment's nonce: taken in its lock's statement, its tran
 
   it("a transaction prepared ahead is signed once, at the first of its take and what the call waits for besides: with the take's nonce, or with the guess while the take is still out", async () => {
     const account = chain.accounts[9]!;
-    await chain.setIntervalMining(0);
-    const key = `0x${Buffer.from(account.getHdKey().privateKey!).toString("hex")}` as Hex;
-    const sender = new KeySender(readerOf(chain) as never, { rpcUrl: chain.rpcUrl, chainId: 8453, timeoutMs: 2000, privateKey: Buffer.from(key.slice(2), "hex"), address: account.address });
+    const sender = await automineSender(account);
     const signs = vi.spyOn(sender as unknown as { sign: (...a: unknown[]) => unknown }, "sign");
     const tx = { to: account.address, data: "0x" as Hex, value: 0n, gas: 30_000n };
     const later = <T>() => {
@@ -349,6 +352,77 @@ describe("an optimistic payment's nonce: taken in its lock's statement, its tran
     leasing.resolve(await sender.nonces.take(false, true));
     expect(await settle(ahead)).toBe(first + 2);
     expect(signs).toHaveBeenCalledTimes(1);
+  }, 30_000);
+});
+
+describe("a confirmed settlement's transaction: recorded by its nonce take's own statement", () => {
+  it("signed on the guessed nonce and recorded in the take when the take gives it; signed again and recorded on its own when another sender took that nonce; never the wrong hash", async () => {
+    const account = chain.accounts[7]!;
+    const sender = await automineSender(account);
+    const tx = { to: account.address, data: "0x" as Hex, value: 0n, gas: 30_000n };
+    const h = await getDbHandle();
+    const rowOf = async (id: string) => (await h.query<{ status: string; tx_hash: string | null }>(`SELECT status, tx_hash FROM payments WHERE id = $1`, [id]))[0]!;
+    /** A confirmed settlement's send: the payment locked, then sent with the ledger's hooks as hold.ts passes them. */
+    const settle = async () => {
+      const lock = await lockPayment({
+        scheme: "exact",
+        network: "eip155:8453",
+        reference: `0x${randomBytes(32).toString("hex")}`,
+        payer: `0x${randomBytes(20).toString("hex")}`,
+        amountAtomic: 10_000n,
+        asset: "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
+        payTo: chain.accounts[2]!.address,
+        product: "fng",
+        surface: "http",
+      });
+      const seenBySend: Array<{ status: string; tx_hash: string | null }> = [];
+      let alone = 0;
+      const hook = Object.assign(
+        async (hash: string) => {
+          alone++;
+          await markSent(lock, hash);
+        },
+        {
+          inTake: (hash: string, nonce: number) => {
+            const take = takeMarkingSent(lock, hash, nonce);
+            return async (args: Parameters<typeof take>[0]) => {
+              const rows = await take(args);
+              seenBySend.push(await rowOf(lock.id));
+              return rows;
+            };
+          },
+        },
+      );
+      const { hash, nonce } = await withBeforeSend(hook, () => sender.send(tx));
+      expect((await chain.publicClient.getTransaction({ hash })).nonce).toBe(nonce);
+      return { hash, nonce, alone, afterTake: seenBySend[0], row: await rowOf(lock.id) };
+    };
+
+    const first = await settle(); // nothing to guess with yet: taken and recorded as before
+    expect(first.alone).toBe(1);
+    expect(first.row).toEqual({ status: "sent", tx_hash: first.hash });
+
+    const right = await settle(); // guessed right: recorded by the take, no statement of its own
+    expect(right.nonce).toBe(first.nonce + 1);
+    expect(right.alone).toBe(0);
+    expect(right.afterTake).toEqual({ status: "sent", tx_hash: right.hash });
+    expect(right.row).toEqual({ status: "sent", tx_hash: right.hash });
+
+    // Another instance takes (and uses) the nonce this process will guess: the take gives
+    // the next one, records nothing (the hash signed on the guess is never written), and the
+    // transaction signed on the nonce it got is recorded on its own before it goes out.
+    const other = await allocator(account).take();
+    expect(other.nonce).toBe(right.nonce + 1);
+    expect(await sendWith(account, other.nonce, 7)).toBeNull();
+    const signs = vi.spyOn(sender as unknown as { sign: (...a: unknown[]) => unknown }, "sign");
+    const wrong = await settle();
+    expect(signs).toHaveBeenCalledTimes(2); // on the guess, then on the nonce the take gave
+    signs.mockRestore();
+    expect(wrong.nonce).toBe(other.nonce + 1);
+    expect(wrong.afterTake).toEqual({ status: "pending", tx_hash: null });
+    expect(wrong.alone).toBe(1);
+    expect(wrong.row).toEqual({ status: "sent", tx_hash: wrong.hash });
+    expect(await minedNonce(account)).toBe(other.nonce + 2);
   }, 30_000);
 });
 

@@ -12,6 +12,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { processState } from "@/lib/process-state";
+import type { TakeStatement } from "@/lib/payments/x402/nonces";
 
 export interface ChainCall {
   /** The first request to the node that got no answer (timeout, refused or cut connection, HTTP error). */
@@ -70,8 +71,13 @@ export function noteOurFailure(err: Error): void {
  * Called with a settlement transaction's hash after it is signed and before it is sent
  * (confirmed mode: the payment row records it first, lib/payments/ledger.ts markSent). A
  * hook that throws stops the send: nothing went out.
+ *
+ * `inTake`, when present, is the same record made by the statement that takes the
+ * transaction's nonce (ledger.ts, takeMarkingSent): for a transaction `hash` signed on
+ * nonce `nonce` ahead of the take, written only when the take gives that nonce. The sender
+ * then does not call the hook for that transaction.
  */
-export type BeforeSend = (hash: string) => Promise<void>;
+export type BeforeSend = ((hash: string) => Promise<void>) & { inTake?: (hash: string, nonce: number) => TakeStatement };
 
 const hooks = () => processState("x402.before-send", () => new AsyncLocalStorage<BeforeSend>());
 

@@ -283,8 +283,9 @@ export async function settleVerified(
 export async function confirmSubmitted(chain: LocalChain, payload: PaymentPayload, req: PaymentRequirements, tx: Hex, receipt: Receipt | null, timeoutMs: number, patient = false): Promise<CheckedSettle & { fee?: bigint }> {
   const a = eip3009Of(payload).authorization;
   const base = { network: req.network, payer: a.from };
-  const asset = getAddress(req.asset);
-  const call = { address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: transferArgs(eip3009Of(payload)) } as const;
+  // The call its settlement sent (built once per payload, see transferCall).
+  const call = transferCall(payload, req);
+  const asset = call.address;
   try {
     receipt ??= await chain.waitForTransactionReceipt({ hash: tx, timeout: timeoutMs, patient });
   } catch (err) {

@@ -17,7 +17,7 @@
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { randomUUID } from "node:crypto";
 import type { AuthorizedPayment, ReceiptFields, SettlementMode } from "@/lib/payments/types";
-import { confirmBroadcast, forgetLock, lockPayment, markExpired, markFailed, markSent, markUnknown, payerInFlight, recordSettlement, releaseLock, replaceBroadcastTx, unrecordBroadcast, type LockInput, type PaymentLock } from "@/lib/payments/ledger";
+import { confirmBroadcast, forgetLock, lockPayment, markExpired, markFailed, markSent, markUnknown, payerInFlight, recordSettlement, releaseLock, replaceBroadcastTx, takeMarkingSent, unrecordBroadcast, type LockInput, type PaymentLock } from "@/lib/payments/ledger";
 import { answerToKeep, keptReceiptId } from "@/lib/payments/answers";
 import { releaseLease } from "@/lib/payments/leases";
 import { failpoint } from "@/lib/failpoints";
@@ -456,7 +456,9 @@ async function settleHeld(
         });
       }
     }
-    s = ahead ? await settle() : await withBeforeSend((hash) => markSent(lock, hash), settle);
+    // The record goes with the nonce's take when the transaction could be signed ahead of it (KeySender.send).
+    const record = Object.assign((hash: string) => markSent(lock, hash), { inTake: (hash: string, nonce: number) => takeMarkingSent(lock, hash, nonce) });
+    s = ahead ? await settle() : await withBeforeSend(record, settle);
   } catch (err) {
     await early.undo();
     if (err instanceof NotSentError) return defer(err);

@@ -83,11 +83,21 @@ export const RELEASE_GRACE_MS = 1000;
 const TAKE = `SELECT nonce, need_fresh, wait_ms FROM evm_take_nonce($1, $2::bigint, $3::bigint, $4, $5, $6, $7, $8)`;
 
 /** What a nonce take answers (see TAKE). */
-interface TakeRow {
+export interface TakeRow {
   nonce: string | null;
   need_fresh: boolean | null;
   wait_ms: number | null;
 }
+
+/** TAKE's arguments, $1 to $8. */
+export type TakeArgs = readonly [address: string, pending: number, latest: number, fresh: boolean, token: string, expirySeconds: number, graceSeconds: number, mayWait: boolean];
+
+/**
+ * Runs a take's first statement in place of TAKE: the same take with another write of the
+ * caller's in the same statement (lib/payments/ledger.ts, takeMarkingSent). It must answer
+ * what TAKE answers for these arguments.
+ */
+export type TakeStatement = (args: TakeArgs) => Promise<TakeRow[]>;
 
 /**
  * Claims the node's pending nonce $2 (read fresh) for a filler when transactions of the key
@@ -178,23 +188,23 @@ export class SharedNonces {
    * nonce taken ahead, during a payment's verification, must not wait for a read). That is
    * safe: the counter is ahead of the chain under load, and where it is not (another sender
    * used the key meanwhile) the node refuses the nonce as used and the send takes a new
-   * one, read fresh; reuse always reads fresh (`need_fresh`).
+   * one, read fresh; reuse always reads fresh (`need_fresh`). `first`: the statement that
+   * runs the first try of the take (see TakeStatement).
    */
-  async take(fresh = false, anyRead = false): Promise<Lease> {
+  async take(fresh = false, anyRead = false, first?: TakeStatement): Promise<Lease> {
     const token = randomUUID();
     for (let waits = 0; ; ) {
       const c = !fresh && anyRead && this.lastRead ? this.lastRead : await this.chainNonces(fresh);
-      const h = await getDbHandle();
-      const rows = await h.query<TakeRow>(TAKE, [
-        this.key,
-        c.pending,
-        c.latest,
-        fresh,
-        token,
-        this.expirySeconds,
-        RELEASE_GRACE_MS / 1000,
-        waits < 3,
-      ], { name: "evm_nonce_take" });
+      const args: TakeArgs = [this.key, c.pending, c.latest, fresh, token, this.expirySeconds, RELEASE_GRACE_MS / 1000, waits < 3];
+      let rows: TakeRow[];
+      if (first) {
+        // `first` runs only once: a take that answered need_fresh or wait_ms took nothing and goes on with TAKE alone.
+        rows = await first(args);
+        first = undefined;
+      } else {
+        const h = await getDbHandle();
+        rows = await h.query<TakeRow>(TAKE, [...args], { name: "evm_nonce_take" });
+      }
       const row = rows[0];
       if (row?.need_fresh && !fresh) {
         fresh = true;

@@ -27,7 +27,7 @@ import { formatTransactionReceipt, keccak256, serializeTransaction, concatHex, t
 import { log } from "@/lib/log";
 import { NotSentError, SettlementUnknownError, encodedCall, noAnswer, signDigest } from "@/lib/payments/x402/evm-local";
 import { BlockClock, InclusionWatcher } from "@/lib/payments/x402/inclusion";
-import { beforeSendHook, noteNoAnswer } from "@/lib/payments/x402/chain-call";
+import { beforeSendHook, noteNoAnswer, type BeforeSend } from "@/lib/payments/x402/chain-call";
 import { postJson } from "@/lib/payments/x402/rpc-http";
 import { isWsUrl, wsRpc } from "@/lib/payments/x402/rpc-ws";
 import { gapWait, isAlreadyKnown, isNonceGap, isNonceUsed, SharedNonces, type Lease } from "@/lib/payments/x402/nonces";
@@ -369,20 +369,23 @@ export class KeySender {
     let refeed = false;
     for (let attempt = 0; ; attempt++) {
       const pre = !given && attempt === 0 && ahead ? await ahead.claim(tx) : null;
+      // A confirmed settlement's payment row records the transaction before it goes out
+      // (gap fillers, sent with a given lease, belong to no payment): on a first try, in the
+      // nonce take's own statement when the transaction could be signed ahead of it.
+      const hook = given ? undefined : beforeSendHook();
+      const marked = !given && !pre && !again && attempt === 0 && hook?.inTake ? await this.takeRecording(tx, hook.inTake) : null;
       const lease: Lease =
         given ??
         again ??
         pre?.lease ??
+        marked?.lease ??
         (await this.nonces.take(attempt > 0).catch((err: unknown) => {
           throw new NotSentError(`no transaction nonce could be allocated (${firstLine(err)})`, "nonce_unavailable", err);
         }));
       again = null;
       // A transaction signed ahead goes out as it is; fees are only read for one signed now.
-      const { raw, hash } = pre?.signed ?? this.sign(tx, await this.feeFields(refeed ? 0 : undefined), lease.nonce);
-      // A confirmed settlement's payment row records the transaction before it goes out
-      // (gap fillers, sent with a given lease, belong to no payment).
-      const hook = given ? undefined : beforeSendHook();
-      if (hook) {
+      const { raw, hash } = pre?.signed ?? marked?.signed ?? this.sign(tx, await this.feeFields(refeed ? 0 : undefined), lease.nonce);
+      if (hook && !marked?.signed) {
         try {
           await hook(hash);
         } catch (err) {
@@ -425,6 +428,34 @@ export class KeySender {
         throw new NotSentError(`a lower nonce of the facilitator key has not reached the node (${d.message})`, "nonce_gap");
       }
       throw new RpcAnswerError(d.message, d.code);
+    }
+  }
+
+  /**
+   * Takes the nonce of a confirmed settlement's transaction with the payment's record of it
+   * in the same statement (`inTake`, see BeforeSend): the transaction is signed first on the
+   * nonce the take will probably give (SharedNonces.guessNext), and the record is written
+   * only if the take gives that very nonce. `signed` is null when it gave another (or the
+   * take's first statement took nothing): the caller signs on the lease's nonce and records
+   * the transaction on its own, as without this. Null when no guess can be made yet.
+   */
+  private async takeRecording(tx: OutgoingTx, inTake: NonNullable<BeforeSend["inTake"]>): Promise<{ lease: Lease; signed: { raw: Hex; hash: Hex } | null } | null> {
+    const fees = await this.feeFields();
+    const guess = this.nonces.guessNext();
+    if (guess === null) return null;
+    let gave: string | null = null;
+    try {
+      const signed = this.sign(tx, fees, guess);
+      const lease = await this.nonces.take(false, false, async (args) => {
+        const rows = await inTake(signed.hash, guess)(args);
+        gave = rows[0]?.nonce ?? null;
+        return rows;
+      });
+      return { lease, signed: gave === String(guess) && lease.nonce === guess ? signed : null };
+    } catch (err) {
+      throw new NotSentError(`no transaction nonce could be allocated (${firstLine(err)})`, "nonce_unavailable", err);
+    } finally {
+      this.nonces.guessDone();
     }
   }
 
