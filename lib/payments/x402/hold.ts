@@ -29,7 +29,7 @@ import type { SendAhead } from "@/lib/payments/x402/send-ahead";
 import { confirmLater, optimisticAsk, settlementMode } from "@/lib/payments/x402/optimistic";
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { feeBudgetSpent, forgetPayerFees, payerFailedFees, payerFeeBudget } from "@/lib/payments/fees";
+import { feeBudgetSpent, forgetPayerFees, payerFailedFees, payerFeeBudget, recordServiceFee } from "@/lib/payments/fees";
 import { countFee } from "@/lib/metrics";
 
 /** A settlement's answer; `fee`: the network fee its transaction cost, when the settlement learned it (EVM receipt). */
@@ -437,11 +437,12 @@ async function settleHeld(
   const early = new EarlyRecord(lock, (hash) => recordSettlement(lock, hash, o.payer, fields, "broadcast", { receiptId, json: keep(hash, o.payer, "optimistic") }).then((r) => r.receiptId ?? keptReceiptId(r.recordedBefore)));
   if (ahead) early.attach(ahead);
   /** Nothing moved and the payment is fine: the row is dropped (or, taken over, left claimable) and the authorization stays usable. */
-  const defer = async (err: NotSentError): Promise<never> => {
+  const defer = async (err: NotSentError, tx: string | null = null): Promise<never> => {
     await releaseLock(lock).catch((e: unknown) => log.error("payment.release_failed", { paymentId: lock.id, message: (e as Error).message }));
     // Transactions of ours mined meanwhile (reverted for a reason of ours, a wallet
-    // deployment) cost the key: counted as failed settlements' fees, not the payer's.
-    if (err.fee !== undefined && o.fee) countFee(o.req.network, "failed", err.fee);
+    // deployment) cost the key: recorded as the service's own fees (the ledger report's
+    // `ours`, /metrics' failed), not the payer's: its payment row is gone with the lock.
+    if (err.fee !== undefined && o.fee) await recordServiceFee({ network: o.req.network, reason: err.reason, fee: err.fee, transaction: tx, paymentId: lock.id });
     log.warn("payment.settle_deferred", { paymentId: lock.id, network: o.req.network, reason: err.reason, message: err.message, ...(err.fee !== undefined ? { fee: err.fee.toString() } : {}) });
     throw deferred(lock.id, err);
   };
@@ -494,7 +495,7 @@ async function settleHeld(
         const why = `${s.errorReason ?? "settlement failed"}${s.errorMessage ? `: ${s.errorMessage.split("\n")[0]}` : ""}`;
         const ours = new NotSentError(`the settlement was refused although the transfer still goes through (${why})`, pays === null ? "rpc_unreachable" : "transaction_refused");
         ours.fee = s.fee;
-        return defer(ours);
+        return defer(ours, s.transaction || null);
       }
       // Also without a transaction in the answer: a wallet deployment mined before a transfer
       // that failed, or one that reverted, cost the key its gas (the settlement's `fee`).
