@@ -189,14 +189,23 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
     log.warn("payment.fee_budget_unreadable", { network: o.req.network, message: (err as Error).message });
     return null;
   }) : null;
-  const [verified, locked] = await Promise.allSettled([verifying, lockPayment(o.lock, ask ?? undefined, prepared?.nonce)]);
+  const locking = lockPayment(o.lock, ask ?? undefined, prepared?.nonce);
+  // When the lock shows other payments of the payer in flight, its balance is read at once,
+  // while the verification is still out (fundsCover): a payer paying faster than blocks
+  // come (the common path of an agent in a loop, optimistic mode) waits for no extra
+  // round trip to the node after its verification.
+  const balance = locking.then(
+    (l) => (!l.reclaimed && (l.payerInFlight ?? 0n) > 0n && o.balance && o.payer ? o.balance().catch(() => null) : null),
+    () => null,
+  );
+  const [verified, locked] = await Promise.allSettled([verifying, locking]);
   if (locked.status === "rejected") {
     ahead?.free();
     throw locked.reason;
   }
   const lock = locked.value;
   try {
-    return await holdLocked(o, lock, verified, ahead, budget, spending, bound);
+    return await holdLocked(o, lock, verified, ahead, budget, spending, bound, balance);
   } catch (err) {
     // A payment taken over from an earlier attempt may have been transferred by it: an
     // unforeseen failure while its outcome is worked out is pending, never "nothing was charged".
@@ -217,6 +226,7 @@ async function holdLocked(
   budget: bigint | null,
   spending: Promise<bigint | null> | null,
   bound: ApiError | null | undefined,
+  balance: Promise<bigint | null>,
 ): Promise<AuthorizedPayment> {
   if (verified.status !== "fulfilled" || !verified.value.isValid || !lock.optimistic?.reserved || lock.reclaimed) ahead?.free();
   if (verified.status === "rejected") {
@@ -253,7 +263,7 @@ async function holdLocked(
       log.warn("payment.fee_budget_spent", { paymentId: lock.id, network: o.req.network, payer: o.payer, spent: spent.toString(), budget: budget.toString() });
       throw feeBudgetSpent(o.req.network, spent, budget);
     }
-    await fundsCover(o, lock);
+    await fundsCover(o, lock, balance);
     mode = settlementMode(lock, o.payer);
     // An optimistic broadcast was signed ahead with the fees `now` passed; a confirmed send
     // is judged at the fees it will pay (read during verification, see prepare()), so fees
@@ -277,16 +287,18 @@ async function holdLocked(
  * other payments in flight (locked by live calls, sent, or delivered unconfirmed, on any
  * instance: the lock counted them, lib/payments/ledger.ts): its transfer would revert and
  * the service would pay the gas. Only asked when the payer has something in flight, so a
- * payer's sequential calls never wait for it. A balance read just as another payment of
+ * payer's sequential calls never wait for it; `read` is the balance read started as soon as
+ * the lock answered (holdPayment), during the verification, so a payer with payments in
+ * flight and the funds to cover them waits for no round trip either. A balance read just as another payment of
  * the payer settled counts that one twice, so a shortfall is read again once before the
  * refusal; a chain that does not answer lets the payment through (verification just
  * simulated its transfer: it is covered on its own).
  */
-async function fundsCover(o: HoldInput, lock: PaymentLock): Promise<void> {
+async function fundsCover(o: HoldInput, lock: PaymentLock, read: Promise<bigint | null>): Promise<void> {
   const inFlight = lock.payerInFlight ?? 0n;
   if (lock.reclaimed || inFlight === 0n || !o.balance || !o.payer) return;
   const need = (others: bigint) => others + o.lock.amountAtomic;
-  let balance = await o.balance().catch(() => null);
+  let balance = await read;
   let others = inFlight;
   if (balance === null || balance >= need(others)) return;
   others = await payerInFlight(o.lock.network, o.payer, lock.id).catch(() => others);
