@@ -29,6 +29,7 @@ import type { SendAhead } from "@/lib/payments/x402/send-ahead";
 import { confirmLater, optimisticAsk, settlementMode } from "@/lib/payments/x402/optimistic";
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { processState } from "@/lib/process-state";
 import { feeBudgetSpent, forgetPayerFees, payerFailedFees, payerFeeBudget, recordServiceFee } from "@/lib/payments/fees";
 import { countFee } from "@/lib/metrics";
 
@@ -189,13 +190,20 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
     log.warn("payment.fee_budget_unreadable", { network: o.req.network, message: (err as Error).message });
     return null;
   }) : null;
-  const locking = lockPayment(o.lock, ask ?? undefined, prepared?.nonce);
-  // When the lock shows other payments of the payer in flight, its balance is read at once,
-  // while the verification is still out (fundsCover): a payer paying faster than blocks
-  // come (the common path of an agent in a loop, optimistic mode) waits for no extra
-  // round trip to the node after its verification.
+  // The payer's balance, for its payments in flight (fundsCover). A payer this instance saw
+  // with payments in flight moments ago (an agent paying faster than blocks come) has it
+  // read now, with the verification, and the lock's statement waits for it: its optimistic
+  // broadcast's nonce is then taken in the lock too when the balance covers everything in
+  // flight (otherwise the send takes one after the handler). Any other payer's is read only
+  // when the lock finds something in flight, as soon as the lock answers.
+  const busy = o.balance && o.payer && !!ask && payerBusy(o.req.network, o.payer) ? o.balance().catch(() => null) : null;
+  const locking = lockPayment(o.lock, ask ?? undefined, prepared?.nonce, busy);
   const balance = locking.then(
-    (l) => (!l.reclaimed && (l.payerInFlight ?? 0n) > 0n && o.balance && o.payer ? o.balance().catch(() => null) : null),
+    (l) => {
+      if (l.reclaimed || !l.payerInFlight || !o.balance || !o.payer) return null;
+      seenBusy(o.req.network, o.payer);
+      return busy ?? o.balance().catch(() => null);
+    },
     () => null,
   );
   const [verified, locked] = await Promise.allSettled([verifying, locking]);
@@ -215,6 +223,22 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
     }
     throw err;
   }
+}
+
+/**
+ * Payers seen with payments in flight on this instance lately, by network and address
+ * (until when): their next payment's balance is read alongside its verification.
+ */
+const BUSY_MS = 10_000;
+const busyPayers = () => processState("payments.busy-payers", () => new Map<string, number>());
+const busyKey = (network: string, payer: string) => `${network}|${payer.toLowerCase()}`;
+function payerBusy(network: string, payer: string): boolean {
+  return (busyPayers().get(busyKey(network, payer)) ?? 0) > Date.now();
+}
+function seenBusy(network: string, payer: string): void {
+  const m = busyPayers();
+  if (m.size > 10_000) for (const [k, until] of m) if (until <= Date.now()) m.delete(k);
+  m.set(busyKey(network, payer), Date.now() + BUSY_MS);
 }
 
 /** The rest of holdPayment, once the lock is taken: `budget` and `spending`, the payer's fee budget and its failed settlements' fees (being read). */
