@@ -43,8 +43,9 @@ export async function ledgerReport(): Promise<Record<string, unknown>> {
     charged_calls: Object.fromEntries(receipts.map((r) => [r.credentialKind, r._count._all])),
     // Network fees the service paid per network (native base units, as strings: wei
     // exceed JSON's safe integers), for settled payments and for transactions that failed
-    // on chain and earned nothing.
-    fees: Object.fromEntries(fees.map((f) => [f.network, { method: f.method, unit: f.unit, settled: f.settled, failed: f.failed, failed_transactions: f.failed_transactions }])),
+    // on chain or earned nothing; `ours` is the part of those of our own making that is no
+    // payment's (nonce-gap fillers, settlements failed for a reason on our side).
+    fees: Object.fromEntries(fees.map((f) => [f.network, { method: f.method, unit: f.unit, settled: f.settled, failed: f.failed, failed_transactions: f.failed_transactions, ours: f.ours }])),
     health: {
       // A payment pending past its holder's lease, or with an outcome still unknown, is one
       // nobody is finishing: every instance resolves them from the chain within seconds

@@ -39,7 +39,7 @@ function create() {
     settleSeconds: new Histogram({ name: "echo_settlement_duration_seconds", help: "Time to settle a per-call payment (the Server-Timing settle phase), by method and settlement mode.", labelNames: ["method", "mode"], buckets: SECONDS, registers }),
     fees: new Counter({
       name: "echo_settlement_fees_total",
-      help: "Network fees the service paid for settlement transactions it sent, in the network's native base unit (unit: wei, lamports), by method, network and outcome (settled; failed: the transaction failed on chain and earned nothing). Fees not learned (a remote facilitator's) are not counted.",
+      help: "Network fees the service paid for settlement transactions it sent, in the network's native base unit (unit: wei, lamports), by method, network and outcome (settled; failed: the transaction failed on chain or earned nothing, nonce-gap fillers included). Fees not learned (a remote facilitator's) are not counted.",
       labelNames: ["method", "network", "unit", "outcome"],
       registers,
     }),

@@ -12,9 +12,12 @@
  * and costs the call no round trip (and a payer found clean is not read again for a few
  * seconds, see payerFailedFees).
  */
+import { randomUUID } from "node:crypto";
 import { getDbHandle } from "@/lib/db/client";
 import { env } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors";
+import { log } from "@/lib/log";
+import { countFee } from "@/lib/metrics";
 import { feeUnit } from "@/lib/metrics/fee-unit";
 import { processState } from "@/lib/process-state";
 
@@ -83,28 +86,74 @@ export function feeBudgetSpent(network: string, spent: bigint, budget: bigint): 
   );
 }
 
+/** Why the service's key paid a fee that is no payment's: see recordServiceFee. */
+export type ServiceFeeReason = "nonce_gap_filler" | string;
+
+/**
+ * Records a network fee the service's own key paid for a transaction that is no payment's
+ * fee (`service_fees`): a nonce-gap filler, or a transaction mined during a settlement that
+ * then failed for a reason on our side (its payment is released, so its row keeps no fee).
+ * Counted in /metrics as a failed settlement's fee and in the ledger report with them
+ * (`failed`, and apart as `ours`), never against a payer's budget. A transaction is
+ * recorded once, whichever instance learns its fee; a write that fails is logged and never
+ * fails the call that paid it.
+ */
+export async function recordServiceFee(f: { network: string; reason: ServiceFeeReason; fee: bigint; transaction?: string | null; paymentId?: string | null }): Promise<void> {
+  countFee(f.network, "failed", f.fee);
+  log.warn("payment.service_fee", { network: f.network, reason: f.reason, fee: f.fee.toString(), transaction: f.transaction ?? null, paymentId: f.paymentId ?? null });
+  try {
+    const h = await getDbHandle();
+    await h.query(
+      `INSERT INTO service_fees (id, network, reason, "transaction", fee_native, payment_id) VALUES ($1, $2, $3, $4, $5::bigint, $6)
+       ON CONFLICT ("transaction") DO NOTHING`,
+      [randomUUID(), f.network, f.reason.slice(0, 100), f.transaction ?? null, f.fee.toString(), f.paymentId ?? null],
+    );
+  } catch (err) {
+    log.error("payment.service_fee_unrecorded", { network: f.network, reason: f.reason, fee: f.fee.toString(), transaction: f.transaction ?? null, message: (err as Error).message });
+  }
+}
+
 export interface FeeTotals {
   network: string;
   method: string;
   unit: string;
   /** Fees of settlements that settled (delivered and paid). */
   settled: string;
-  /** Fees of settlement transactions that failed on chain (nothing paid). */
+  /** Fees of transactions that failed or earned nothing: failed settlements' (the payer's doing) and ours below. */
   failed: string;
-  /** Settlement transactions that failed on chain with a known fee. */
+  /** Settlement transactions that failed on chain with a known fee, and our own transactions below. */
   failed_transactions: number;
+  /** Of those, the ones of our own making that belong to no payment (service_fees: nonce-gap fillers, settlements failed for a reason of ours). */
+  ours: { fee: string; transactions: number };
 }
 
 /** Fees the service paid per network, for settled and for failed settlements (ledger report, /metrics). */
 export async function feeTotals(): Promise<FeeTotals[]> {
   const h = await getDbHandle();
-  const rows = await h.query<{ network: string; settled: string; failed: string; failed_n: string | number }>(
-    `SELECT network,
-            COALESCE(sum(fee_native) FILTER (WHERE status NOT IN ('failed', 'optimistic_failed')), 0)::text AS settled,
-            COALESCE(sum(fee_native) FILTER (WHERE status IN ('failed', 'optimistic_failed')), 0)::text AS failed,
-            count(*) FILTER (WHERE status IN ('failed', 'optimistic_failed')) AS failed_n
-       FROM payments WHERE fee_native IS NOT NULL GROUP BY network ORDER BY network`,
-    [],
-  );
-  return rows.map((r) => ({ network: r.network, ...feeUnit(r.network), settled: r.settled, failed: r.failed, failed_transactions: Number(r.failed_n) }));
+  const [rows, own] = await Promise.all([
+    h.query<{ network: string; settled: string; failed: string; failed_n: string | number }>(
+      `SELECT network,
+              COALESCE(sum(fee_native) FILTER (WHERE status NOT IN ('failed', 'optimistic_failed')), 0)::text AS settled,
+              COALESCE(sum(fee_native) FILTER (WHERE status IN ('failed', 'optimistic_failed')), 0)::text AS failed,
+              count(*) FILTER (WHERE status IN ('failed', 'optimistic_failed')) AS failed_n
+         FROM payments WHERE fee_native IS NOT NULL GROUP BY network ORDER BY network`,
+      [],
+    ),
+    h.query<{ network: string; fee: string; n: string | number }>(`SELECT network, sum(fee_native)::text AS fee, count(*) AS n FROM service_fees GROUP BY network`, []),
+  ]);
+  const networks = [...new Set([...rows.map((r) => r.network), ...own.map((o) => o.network)])].sort();
+  return networks.map((network) => {
+    const r = rows.find((x) => x.network === network);
+    const o = own.find((x) => x.network === network);
+    const oursFee = BigInt(o?.fee ?? "0");
+    const oursN = Number(o?.n ?? 0);
+    return {
+      network,
+      ...feeUnit(network),
+      settled: r?.settled ?? "0",
+      failed: (BigInt(r?.failed ?? "0") + oursFee).toString(),
+      failed_transactions: Number(r?.failed_n ?? 0) + oursN,
+      ours: { fee: oursFee.toString(), transactions: oursN },
+    };
+  });
 }

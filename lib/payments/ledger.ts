@@ -117,9 +117,17 @@ const LOCK_COLUMNS = "l.outcome, l.reserved, l.failed_id, l.failed_tx, l.row_id,
 /** prisma/migrations/20261126210000_payer_funds_in_flight: the insert (or what the row of a payment seen before says), and the optimistic reservation when asked, in one round trip. */
 export const LOCK = `SELECT ${LOCK_COLUMNS}
   FROM x402_lock_payment($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13, $14, $15, $16, $17, $18::bigint, $19, $20) l ${ASYNC_IF_RESERVED}`;
-/** The same, and the broadcast's nonce when it reserved. */
+/**
+ * The same, and the broadcast's nonce when it reserved and the payer has nothing else in
+ * flight or its balance ($27, read during verification; NULL: not read) covers that and this
+ * payment (prisma/migrations/20261127064500_lock_nonce_with_balance).
+ */
 export const LOCK_TAKING_NONCE = `SELECT ${LOCK_COLUMNS}, l.nonce, l.need_fresh, l.wait_ms
-  FROM x402_lock_payment_taking_nonce($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13, $14, $15, $16, $17, $18::bigint, $19, $20, $21, $22::bigint, $23::bigint, $24, $25, $26) l ${ASYNC_IF_RESERVED}`;
+  FROM x402_lock_payment_taking_nonce($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13, $14, $15, $16, $17, $18::bigint, $19, $20, $21, $22::bigint, $23::bigint, $24, $25, $26, $27::bigint) l ${ASYNC_IF_RESERVED}`;
+
+/** Whether the lock statement takes the broadcast's nonce (x402_lock_payment_taking_nonce's condition). */
+export const takesNonce = (reserved: boolean, inFlight: bigint, amount: bigint, balance: bigint | null): boolean =>
+  reserved && (inFlight === 0n || (balance !== null && inFlight + amount <= balance));
 
 /**
  * A nonce of the facilitator key taken in the lock's statement, for the broadcast of an
@@ -157,23 +165,25 @@ export interface LockNonceTake {
  * `nonce` (with `optimistic`): the same statement also takes the nonce of the payment's
  * broadcast when it reserved a share, so that optimistic call makes one round trip to the
  * database before its handler, not two; `took` is told the answer (null when nothing was
- * taken: not locked, or no share), `failed` when the statement failed.
+ * taken: not locked, or no share), `failed` when the statement failed. With other payments
+ * of the payer in flight it takes one only when `balance` (the payer's balance, being read
+ * from the chain; the statement waits for it) covers them and this one.
  */
-export async function lockPayment(p: LockInput, optimistic?: OptimisticAsk, nonce?: LockNonceTake | null): Promise<PaymentLock> {
+export async function lockPayment(p: LockInput, optimistic?: OptimisticAsk, nonce?: LockNonceTake | null, balance?: Promise<bigint | null> | null): Promise<PaymentLock> {
   const taking = optimistic && nonce ? nonce : null;
+  const funds = taking && balance ? await balance : null;
   for (let attempt = 0; ; attempt++) {
     let rows: LockRow[];
     const id = randomUUID();
     try {
-      rows = await lockRows(id, p, optimistic, taking);
+      rows = await lockRows(id, p, optimistic, taking, funds);
     } catch (err) {
       taking?.failed(err);
       throw err;
     }
     const r = rows[0]!;
     const locked = r.outcome === "locked";
-    // The statement takes the broadcast's nonce only for a reservation of a payer with nothing else in flight.
-    taking?.took(locked && r.reserved && BigInt(r.payer_in_flight ?? 0) === 0n ? { nonce: r.nonce ?? null, need_fresh: r.need_fresh ?? null, wait_ms: r.wait_ms ?? null } : null);
+    taking?.took(locked && takesNonce(!!r.reserved, BigInt(r.payer_in_flight ?? 0), p.amountAtomic, funds) ? { nonce: r.nonce ?? null, need_fresh: r.need_fresh ?? null, wait_ms: r.wait_ms ?? null } : null);
     if (locked || r.outcome === "reclaimed") {
       const lock: PaymentLock = { id: r.row_id!, network: p.network, reference: p.reference, payerInFlight: BigInt(r.payer_in_flight ?? 0) };
       if (r.outcome === "reclaimed") lock.reclaimed = { txHash: r.row_tx, status: r.row_status ?? "unknown" };
@@ -267,7 +277,7 @@ export async function paymentSeen(network: string, reference: string, identity: 
   throw seenBefore(r);
 }
 
-async function lockRows(id: string, p: LockInput, optimistic: OptimisticAsk | undefined, nonce: LockNonceTake | null): Promise<LockRow[]> {
+async function lockRows(id: string, p: LockInput, optimistic: OptimisticAsk | undefined, nonce: LockNonceTake | null, balance: bigint | null): Promise<LockRow[]> {
   const h = await getDbHandle();
   const cfg = env();
   const payer = optimistic ? (p.payer?.toLowerCase() ?? null) : p.payer;
@@ -294,7 +304,7 @@ async function lockRows(id: string, p: LockInput, optimistic: OptimisticAsk | un
     p.expiresAt ?? null,
   ];
   if (!nonce) return h.query<LockRow>(LOCK, params, { name: "payment_lock" });
-  return h.query<LockRow>(LOCK_TAKING_NONCE, [...params, ...nonce.args], { name: "payment_lock_nonce" });
+  return h.query<LockRow>(LOCK_TAKING_NONCE, [...params, ...nonce.args, balance?.toString() ?? null], { name: "payment_lock_nonce_balance" });
 }
 
 /** A USD amount in USDC base units (6 decimals), as the caps are compared in. */

@@ -31,6 +31,16 @@ const PRICE = 10_000n; // /v1/fng, $0.01
 /** The block time the issue measured with (Base's). */
 const BLOCK_MS = 2000;
 const schema = `settle_scale_${randomBytes(5).toString("hex")}`;
+const ADMIN_TOKEN = randomBytes(16).toString("hex");
+
+type FeeEntry = { failed: string; failed_transactions: number; ours: { fee: string; transactions: number } };
+/** The ledger report's fees on the local chain's network (undefined while none was paid). */
+async function ownFees(svc: Service, network: string): Promise<FeeEntry | undefined> {
+  const res = await fetch(`${svc.url}/v1/bundles/debug`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+  expect(res.status).toBe(200);
+  const report = (await res.json()) as { fees: Record<string, FeeEntry> };
+  return report.fees[network];
+}
 
 describe.skipIf(!up)("settlement across two instances on real block times", () => {
   let sim: Simulator;
@@ -68,6 +78,8 @@ describe.skipIf(!up)("settlement across two instances on real block times", () =
       // Long enough for a settlement queued behind a dead instance's nonce to wait for its repair.
       PAYMENT_TIMEOUT_MS: "25000",
       X402_EIP6492_FACTORIES: WALLET_FACTORY,
+      // The ledger report (GET /v1/bundles/debug), read for the fees the key paid.
+      ADMIN_TOKEN,
     };
     // Startup is slow on a loaded machine; the two start together.
     [a, b] = await Promise.all([
@@ -380,6 +392,8 @@ describe.skipIf(!up)("settlement across two instances on real block times", () =
     const db = new pg.Client({ connectionString: POSTGRES_URL });
     await db.connect();
     try {
+      const fromBlock = await chain.publicClient.getBlockNumber();
+      const oursBefore = (await ownFees(b, req.network))?.ours ?? { fee: "0", transactions: 0 };
       const microBefore = await chain.usdcBalance(payer7.address);
       const before = await chain.usdcBalance(payer().address);
       await chain.rpc("evm_setIntervalMining", [0]);
@@ -432,6 +446,30 @@ describe.skipIf(!up)("settlement across two instances on real block times", () =
         chain.publicClient.getTransactionCount({ address: key, blockTag: "latest" }),
       ]);
       expect(pending).toBe(latest);
+
+      // The gaps were filled with zero-value transactions of the key to itself: gas for
+      // nothing, each recorded once as the service's own fee (the ledger report's `ours`,
+      // part of `failed`), whichever instance sent it.
+      const fillers: bigint[] = [];
+      for (let n = fromBlock + 1n, last = await chain.publicClient.getBlockNumber(); n <= last; n++) {
+        const block = await chain.publicClient.getBlock({ blockNumber: n, includeTransactions: true });
+        for (const tx of block.transactions) {
+          if (tx.from.toLowerCase() !== key.toLowerCase() || tx.to?.toLowerCase() !== key.toLowerCase() || tx.value !== 0n) continue;
+          const r = await chain.publicClient.getTransactionReceipt({ hash: tx.hash });
+          fillers.push(r.gasUsed * r.effectiveGasPrice);
+        }
+      }
+      expect(fillers.length).toBeGreaterThan(0);
+      const spent = fillers.reduce((x, y) => x + y, 0n);
+      let ours = oursBefore;
+      for (let i = 0; i < 40 && ours.transactions - oursBefore.transactions < fillers.length; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        ours = (await ownFees(b, req.network))!.ours;
+      }
+      expect(ours.transactions - oursBefore.transactions).toBe(fillers.length);
+      expect(BigInt(ours.fee) - BigInt(oursBefore.fee)).toBe(spent);
+      const fees = (await ownFees(b, req.network))!;
+      expect(BigInt(fees.failed)).toBeGreaterThanOrEqual(BigInt(ours.fee));
     } finally {
       await chain.setIntervalMining(BLOCK_MS);
       await db.end();

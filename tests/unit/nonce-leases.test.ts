@@ -283,6 +283,25 @@ describe("an optimistic payment's nonce: taken in its lock's statement, its tran
     expect(again.optimistic).toEqual({ reserved: true });
     expect(again.payerInFlight).toBe(10_000n);
     expect(await t.lease).toBeNull();
+    // Its balance, read during verification (hold.ts, for a payer seen busy), short of what
+    // is in flight plus this payment (20 000 + 10 000): still no nonce in the statement.
+    t = nonces.takeInLock()!;
+    const short = await lockPayment(lockInput(10_000n, busy), ask, t.take, Promise.resolve(29_999n));
+    expect(short.payerInFlight).toBe(20_000n);
+    expect(await t.lease).toBeNull();
+    // A chain that did not answer (null): none either.
+    t = nonces.takeInLock()!;
+    await lockPayment(lockInput(10_000n, busy), ask, t.take, Promise.resolve(null));
+    expect(await t.lease).toBeNull();
+    // A balance that covers it all (40 000 in flight + 10 000): the statement takes the
+    // broadcast's nonce, the next one, as for a payer with nothing in flight.
+    t = nonces.takeInLock()!;
+    const covered = await lockPayment(lockInput(10_000n, busy), ask, t.take, Promise.resolve(50_000n));
+    expect(covered.optimistic).toEqual({ reserved: true });
+    expect(covered.payerInFlight).toBe(40_000n);
+    const taken = (await t.lease)!;
+    expect(taken.nonce).toBe(held.nonce + 1);
+    await nonces.end(taken, "free");
     await nonces.end(held, "free");
   }, 30_000);
 

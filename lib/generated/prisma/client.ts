@@ -92,6 +92,15 @@ export type SenderNonceLease = Prisma.SenderNonceLeaseModel
  */
 export type PendingSettlement = Prisma.PendingSettlementModel
 /**
+ * Model ServiceFee
+ * Network fees the service's own keys paid for transactions that belong to no payment's
+ * fee (lib/payments/fees.ts): a zero-value filler sent to repair a nonce gap, and
+ * transactions of a settlement that failed for a reason on our side (a wallet deployment
+ * mined before the transfer could not be sent), whose payment was released, not failed.
+ * Counted in the ledger report with the failed settlements' fees, never against a payer.
+ */
+export type ServiceFee = Prisma.ServiceFeeModel
+/**
  * Model A2aTask
  * A2A tasks (lib/a2a/task-store.ts), shared by every instance so any instance continues
  * any task: the task as the A2A answer shows it (credentials redacted), its state (a

@@ -29,7 +29,8 @@ import type { SendAhead } from "@/lib/payments/x402/send-ahead";
 import { confirmLater, optimisticAsk, settlementMode } from "@/lib/payments/x402/optimistic";
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { feeBudgetSpent, forgetPayerFees, payerFailedFees, payerFeeBudget } from "@/lib/payments/fees";
+import { processState } from "@/lib/process-state";
+import { feeBudgetSpent, forgetPayerFees, payerFailedFees, payerFeeBudget, recordServiceFee } from "@/lib/payments/fees";
 import { countFee } from "@/lib/metrics";
 
 /** A settlement's answer; `fee`: the network fee its transaction cost, when the settlement learned it (EVM receipt). */
@@ -189,14 +190,30 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
     log.warn("payment.fee_budget_unreadable", { network: o.req.network, message: (err as Error).message });
     return null;
   }) : null;
-  const [verified, locked] = await Promise.allSettled([verifying, lockPayment(o.lock, ask ?? undefined, prepared?.nonce)]);
+  // The payer's balance, for its payments in flight (fundsCover). A payer this instance saw
+  // with payments in flight moments ago (an agent paying faster than blocks come) has it
+  // read now, with the verification, and the lock's statement waits for it: its optimistic
+  // broadcast's nonce is then taken in the lock too when the balance covers everything in
+  // flight (otherwise the send takes one after the handler). Any other payer's is read only
+  // when the lock finds something in flight, as soon as the lock answers.
+  const busy = o.balance && o.payer && !!ask && payerBusy(o.req.network, o.payer) ? o.balance().catch(() => null) : null;
+  const locking = lockPayment(o.lock, ask ?? undefined, prepared?.nonce, busy);
+  const balance = locking.then(
+    (l) => {
+      if (l.reclaimed || !l.payerInFlight || !o.balance || !o.payer) return null;
+      seenBusy(o.req.network, o.payer);
+      return busy ?? o.balance().catch(() => null);
+    },
+    () => null,
+  );
+  const [verified, locked] = await Promise.allSettled([verifying, locking]);
   if (locked.status === "rejected") {
     ahead?.free();
     throw locked.reason;
   }
   const lock = locked.value;
   try {
-    return await holdLocked(o, lock, verified, ahead, budget, spending, bound);
+    return await holdLocked(o, lock, verified, ahead, budget, spending, bound, balance);
   } catch (err) {
     // A payment taken over from an earlier attempt may have been transferred by it: an
     // unforeseen failure while its outcome is worked out is pending, never "nothing was charged".
@@ -208,6 +225,22 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   }
 }
 
+/**
+ * Payers seen with payments in flight on this instance lately, by network and address
+ * (until when): their next payment's balance is read alongside its verification.
+ */
+const BUSY_MS = 10_000;
+const busyPayers = () => processState("payments.busy-payers", () => new Map<string, number>());
+const busyKey = (network: string, payer: string) => `${network}|${payer.toLowerCase()}`;
+function payerBusy(network: string, payer: string): boolean {
+  return (busyPayers().get(busyKey(network, payer)) ?? 0) > Date.now();
+}
+function seenBusy(network: string, payer: string): void {
+  const m = busyPayers();
+  if (m.size > 10_000) for (const [k, until] of m) if (until <= Date.now()) m.delete(k);
+  m.set(busyKey(network, payer), Date.now() + BUSY_MS);
+}
+
 /** The rest of holdPayment, once the lock is taken: `budget` and `spending`, the payer's fee budget and its failed settlements' fees (being read). */
 async function holdLocked(
   o: HoldInput,
@@ -217,6 +250,7 @@ async function holdLocked(
   budget: bigint | null,
   spending: Promise<bigint | null> | null,
   bound: ApiError | null | undefined,
+  balance: Promise<bigint | null>,
 ): Promise<AuthorizedPayment> {
   if (verified.status !== "fulfilled" || !verified.value.isValid || !lock.optimistic?.reserved || lock.reclaimed) ahead?.free();
   if (verified.status === "rejected") {
@@ -253,7 +287,7 @@ async function holdLocked(
       log.warn("payment.fee_budget_spent", { paymentId: lock.id, network: o.req.network, payer: o.payer, spent: spent.toString(), budget: budget.toString() });
       throw feeBudgetSpent(o.req.network, spent, budget);
     }
-    await fundsCover(o, lock);
+    await fundsCover(o, lock, balance);
     mode = settlementMode(lock, o.payer);
     // An optimistic broadcast was signed ahead with the fees `now` passed; a confirmed send
     // is judged at the fees it will pay (read during verification, see prepare()), so fees
@@ -277,16 +311,18 @@ async function holdLocked(
  * other payments in flight (locked by live calls, sent, or delivered unconfirmed, on any
  * instance: the lock counted them, lib/payments/ledger.ts): its transfer would revert and
  * the service would pay the gas. Only asked when the payer has something in flight, so a
- * payer's sequential calls never wait for it. A balance read just as another payment of
+ * payer's sequential calls never wait for it; `read` is the balance read started as soon as
+ * the lock answered (holdPayment), during the verification, so a payer with payments in
+ * flight and the funds to cover them waits for no round trip either. A balance read just as another payment of
  * the payer settled counts that one twice, so a shortfall is read again once before the
  * refusal; a chain that does not answer lets the payment through (verification just
  * simulated its transfer: it is covered on its own).
  */
-async function fundsCover(o: HoldInput, lock: PaymentLock): Promise<void> {
+async function fundsCover(o: HoldInput, lock: PaymentLock, read: Promise<bigint | null>): Promise<void> {
   const inFlight = lock.payerInFlight ?? 0n;
   if (lock.reclaimed || inFlight === 0n || !o.balance || !o.payer) return;
   const need = (others: bigint) => others + o.lock.amountAtomic;
-  let balance = await o.balance().catch(() => null);
+  let balance = await read;
   let others = inFlight;
   if (balance === null || balance >= need(others)) return;
   others = await payerInFlight(o.lock.network, o.payer, lock.id).catch(() => others);
@@ -437,11 +473,12 @@ async function settleHeld(
   const early = new EarlyRecord(lock, (hash) => recordSettlement(lock, hash, o.payer, fields, "broadcast", { receiptId, json: keep(hash, o.payer, "optimistic") }).then((r) => r.receiptId ?? keptReceiptId(r.recordedBefore)));
   if (ahead) early.attach(ahead);
   /** Nothing moved and the payment is fine: the row is dropped (or, taken over, left claimable) and the authorization stays usable. */
-  const defer = async (err: NotSentError): Promise<never> => {
+  const defer = async (err: NotSentError, tx: string | null = null): Promise<never> => {
     await releaseLock(lock).catch((e: unknown) => log.error("payment.release_failed", { paymentId: lock.id, message: (e as Error).message }));
     // Transactions of ours mined meanwhile (reverted for a reason of ours, a wallet
-    // deployment) cost the key: counted as failed settlements' fees, not the payer's.
-    if (err.fee !== undefined && o.fee) countFee(o.req.network, "failed", err.fee);
+    // deployment) cost the key: recorded as the service's own fees (the ledger report's
+    // `ours`, /metrics' failed), not the payer's: its payment row is gone with the lock.
+    if (err.fee !== undefined && o.fee) await recordServiceFee({ network: o.req.network, reason: err.reason, fee: err.fee, transaction: tx, paymentId: lock.id });
     log.warn("payment.settle_deferred", { paymentId: lock.id, network: o.req.network, reason: err.reason, message: err.message, ...(err.fee !== undefined ? { fee: err.fee.toString() } : {}) });
     throw deferred(lock.id, err);
   };
@@ -496,7 +533,7 @@ async function settleHeld(
         const why = `${s.errorReason ?? "settlement failed"}${s.errorMessage ? `: ${s.errorMessage.split("\n")[0]}` : ""}`;
         const ours = new NotSentError(`the settlement was refused although the transfer still goes through (${why})`, pays === null ? "rpc_unreachable" : "transaction_refused");
         ours.fee = s.fee;
-        return defer(ours);
+        return defer(ours, s.transaction || null);
       }
       // Also without a transaction in the answer: a wallet deployment mined before a transfer
       // that failed, or one that reverted, cost the key its gas (the settlement's `fee`).

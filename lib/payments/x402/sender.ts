@@ -25,6 +25,7 @@
  */
 import { formatTransactionReceipt, keccak256, serializeTransaction, concatHex, type Hex, type TransactionReceipt } from "viem";
 import { log } from "@/lib/log";
+import { recordServiceFee } from "@/lib/payments/fees";
 import { NotSentError, SettlementUnknownError, encodedCall, noAnswer, signDigest } from "@/lib/payments/x402/evm-local";
 import { BlockClock, InclusionWatcher } from "@/lib/payments/x402/inclusion";
 import { beforeSendHook, noteNoAnswer, type BeforeSend } from "@/lib/payments/x402/chain-call";
@@ -45,6 +46,8 @@ const SEND_WINDOW_MS = 4000;
 const SEND_TIMEOUT_MS = 5000;
 /** How long signed transactions are kept for sending again if the node drops them. */
 const KEEP_SIGNED_MS = 5 * 60_000;
+/** How long a gap filler's receipt is waited for, to record what it cost. */
+const FILLER_RECEIPT_MS = 5 * 60_000;
 
 export interface SenderNode {
   rpcUrl: string;
@@ -641,8 +644,14 @@ export class KeySender {
         lease = await this.nonces.claimGap();
         if (!lease) return;
         log.warn("settlement.nonce_gap", { sender, nonce: lease.nonce });
-        const { hash } = await this.send({ to: this.node.address, data: "0x", value: 0n, gas: 21_000n }, lease);
+        const { hash, receipt } = await this.send({ to: this.node.address, data: "0x", value: 0n, gas: 21_000n }, lease);
         log.warn("settlement.nonce_gap_filled", { sender, nonce: lease.nonce, transaction: hash });
+        // Gas for nothing but the key's other transactions: the service's own fee, recorded
+        // once the filler is mined (nobody waits for it here).
+        const network = `eip155:${this.node.chainId}`;
+        void (receipt ? Promise.resolve(receipt) : this.awaitReceipt(hash, FILLER_RECEIPT_MS, true))
+          .then((r) => recordServiceFee({ network, reason: "nonce_gap_filler", fee: r.gasUsed * r.effectiveGasPrice, transaction: hash }))
+          .catch((err: unknown) => log.warn("settlement.nonce_gap_filler_fee_unknown", { sender, transaction: hash, message: firstLine(err) }));
       } catch (err) {
         log.error("settlement.nonce_gap_fill_failed", { sender, nonce: lease?.nonce ?? null, message: firstLine(err) });
       } finally {

@@ -405,6 +405,7 @@ export const ModelName = {
   SenderNonce: 'SenderNonce',
   SenderNonceLease: 'SenderNonceLease',
   PendingSettlement: 'PendingSettlement',
+  ServiceFee: 'ServiceFee',
   A2aTask: 'A2aTask'
 } as const
 
@@ -421,7 +422,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "bundle" | "apiKey" | "payment" | "accessLog" | "serviceSecret" | "senderNonce" | "senderNonceLease" | "pendingSettlement" | "a2aTask"
+    modelProps: "bundle" | "apiKey" | "payment" | "accessLog" | "serviceSecret" | "senderNonce" | "senderNonceLease" | "pendingSettlement" | "serviceFee" | "a2aTask"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1017,6 +1018,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    ServiceFee: {
+      payload: Prisma.$ServiceFeePayload<ExtArgs>
+      fields: Prisma.ServiceFeeFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ServiceFeeFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceFeePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ServiceFeeFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceFeePayload>
+        }
+        findFirst: {
+          args: Prisma.ServiceFeeFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceFeePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ServiceFeeFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceFeePayload>
+        }
+        findMany: {
+          args: Prisma.ServiceFeeFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceFeePayload>[]
+        }
+        create: {
+          args: Prisma.ServiceFeeCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceFeePayload>
+        }
+        createMany: {
+          args: Prisma.ServiceFeeCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ServiceFeeCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceFeePayload>[]
+        }
+        delete: {
+          args: Prisma.ServiceFeeDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceFeePayload>
+        }
+        update: {
+          args: Prisma.ServiceFeeUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceFeePayload>
+        }
+        deleteMany: {
+          args: Prisma.ServiceFeeDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ServiceFeeUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ServiceFeeUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceFeePayload>[]
+        }
+        upsert: {
+          args: Prisma.ServiceFeeUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceFeePayload>
+        }
+        aggregate: {
+          args: Prisma.ServiceFeeAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateServiceFee>
+        }
+        groupBy: {
+          args: Prisma.ServiceFeeGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ServiceFeeGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ServiceFeeCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ServiceFeeCountAggregateOutputType> | number
+        }
+      }
+    }
     A2aTask: {
       payload: Prisma.$A2aTaskPayload<ExtArgs>
       fields: Prisma.A2aTaskFieldRefs
@@ -1244,6 +1319,19 @@ export const PendingSettlementScalarFieldEnum = {
 } as const
 
 export type PendingSettlementScalarFieldEnum = (typeof PendingSettlementScalarFieldEnum)[keyof typeof PendingSettlementScalarFieldEnum]
+
+
+export const ServiceFeeScalarFieldEnum = {
+  id: 'id',
+  network: 'network',
+  reason: 'reason',
+  transaction: 'transaction',
+  feeNative: 'feeNative',
+  paymentId: 'paymentId',
+  createdAt: 'createdAt'
+} as const
+
+export type ServiceFeeScalarFieldEnum = (typeof ServiceFeeScalarFieldEnum)[keyof typeof ServiceFeeScalarFieldEnum]
 
 
 export const A2aTaskScalarFieldEnum = {
@@ -1522,6 +1610,7 @@ export type GlobalOmitConfig = {
   senderNonce?: Prisma.SenderNonceOmit
   senderNonceLease?: Prisma.SenderNonceLeaseOmit
   pendingSettlement?: Prisma.PendingSettlementOmit
+  serviceFee?: Prisma.ServiceFeeOmit
   a2aTask?: Prisma.A2aTaskOmit
 }
 

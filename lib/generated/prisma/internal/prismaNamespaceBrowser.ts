@@ -59,6 +59,7 @@ export const ModelName = {
   SenderNonce: 'SenderNonce',
   SenderNonceLease: 'SenderNonceLease',
   PendingSettlement: 'PendingSettlement',
+  ServiceFee: 'ServiceFee',
   A2aTask: 'A2aTask'
 } as const
 
@@ -192,6 +193,19 @@ export const PendingSettlementScalarFieldEnum = {
 } as const
 
 export type PendingSettlementScalarFieldEnum = (typeof PendingSettlementScalarFieldEnum)[keyof typeof PendingSettlementScalarFieldEnum]
+
+
+export const ServiceFeeScalarFieldEnum = {
+  id: 'id',
+  network: 'network',
+  reason: 'reason',
+  transaction: 'transaction',
+  feeNative: 'feeNative',
+  paymentId: 'paymentId',
+  createdAt: 'createdAt'
+} as const
+
+export type ServiceFeeScalarFieldEnum = (typeof ServiceFeeScalarFieldEnum)[keyof typeof ServiceFeeScalarFieldEnum]
 
 
 export const A2aTaskScalarFieldEnum = {
