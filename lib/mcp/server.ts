@@ -190,8 +190,10 @@ function directCall(request: Request, body: unknown): { reg: Registration; id: s
   if (!isPlainObject(body) || body.method !== "tools/call" || !isPlainObject(body.params)) return undefined;
   const id = body.id;
   if (typeof id !== "string" && typeof id !== "number") return undefined;
-  const { name, arguments: args, _meta: meta, ...rest } = body.params;
-  if (typeof name !== "string" || Object.keys(rest).length > 0) return undefined;
+  const params = body.params;
+  for (const k in params) if (k !== "name" && k !== "arguments" && k !== "_meta") return undefined;
+  const { name, arguments: args, _meta: meta } = params;
+  if (typeof name !== "string") return undefined;
   if (args !== undefined && !isPlainObject(args)) return undefined;
   if (meta !== undefined && !isPlainObject(meta)) return undefined;
   const reg = toolRegistrations().get(name);
@@ -202,7 +204,7 @@ function directCall(request: Request, body: unknown): { reg: Registration; id: s
   if (!isJsonContentType(headers.get("content-type"))) return undefined;
   const version = headers.get("mcp-protocol-version") ?? undefined;
   if (version !== undefined && !LEGACY_VERSIONS.has(version.trim())) return undefined;
-  if (plainLegacyCall(body, body.params)) return { reg, id, args: args ?? {}, meta };
+  if (plainLegacyCall(body, params)) return { reg, id, args: args ?? {}, meta };
   const route = classifyInboundRequest({
     httpMethod: "POST",
     body,

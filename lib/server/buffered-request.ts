@@ -45,15 +45,15 @@ export class BufferedBodyRequest extends Request {
     return (this.#plain ??= new Request(this.url, { method: this.method, headers: this.headers, body: this.#bytes as BodyInit }));
   }
 
-  override get body(): ReadableStream<Uint8Array> | null {
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
     if (!this.#bytes) return super.body;
     // Consumed by text()/json(): fetch's stream would be there, disturbed; an empty one read to its end is the nearest.
     if (this.#consumed) return this.#consumedStream();
     return this.#asPlain().body;
   }
 
-  #consumedStream(): ReadableStream<Uint8Array> {
-    const stream = new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+  #consumedStream(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    const stream = new ReadableStream<Uint8Array<ArrayBuffer>>({ start: (c) => c.close() });
     void stream.getReader().read();
     return stream;
   }
