@@ -4,9 +4,11 @@
 export async function readBounded(req: Request, max: number): Promise<string | null> {
   const declared = Number(req.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > max) return null;
-  if (!req.body) return "";
-  // A declared length is the body's length (HTTP framing ends the body there): read it whole.
+  // A declared length is the body's length (HTTP framing ends the body there): read it
+  // whole (text() of a request without a body is ""). Asked first, so a body the fast
+  // lane already holds as bytes is not turned into a stream just to be looked at.
   if (Number.isFinite(declared)) return req.text();
+  if (!req.body) return "";
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -53,14 +53,16 @@ const ALLOW = allowHeader(ROUTE_METHODS);
 
 const pathSchema = paramsSchema({ path: MCP_PATH_PARAM });
 
+const CORS_ENTRIES = Object.entries(CORS);
+
 function withCors(res: Response): Response {
   // Responses from the SDK may have immutable headers; copy when needed.
   try {
-    for (const [k, v] of Object.entries(CORS)) res.headers.set(k, v);
+    for (const [k, v] of CORS_ENTRIES) res.headers.set(k, v);
     return res;
   } catch {
     const headers = new Headers(res.headers);
-    for (const [k, v] of Object.entries(CORS)) headers.set(k, v);
+    for (const [k, v] of CORS_ENTRIES) headers.set(k, v);
     return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
   }
 }
@@ -247,8 +249,8 @@ export async function serveMcp(req: Request, segments: string[] | null, transpor
         },
       });
     }
-    const url = new URL(req.url);
-    const raw = segments ? segments.join("/") : queryRecord(url, ["path"]).path;
+    // No query string, no `path` in it: POST /mcp itself needs no URL parsed.
+    const raw = segments ? segments.join("/") : req.url.includes("?") ? queryRecord(new URL(req.url), ["path"]).path : undefined;
     // The MCP transport itself (POST /mcp, no `path`) is the hot path: no view to validate.
     if (raw === undefined && method === "POST") return withCors(await serveTransport(req, transport));
     const { path } = validateOrThrow(pathSchema, { path: raw }, segments ? "path" : "query");

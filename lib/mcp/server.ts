@@ -157,6 +157,26 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 /** The protocol revisions the SDK's stateless (2025-era) fallback serves. */
 const LEGACY_VERSIONS = new Set(SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v < "2026"));
 
+/** The members the SDK's JSON-RPC request schema admits (it is strict: any other member makes the message something else). */
+const REQUEST_MEMBERS = new Set(["jsonrpc", "id", "method", "params"]);
+
+/**
+ * Whether the SDK's classifier (classifyInboundRequest) is bound to call this tools/call
+ * a plain legacy request, so running it can be skipped: exactly the members of a JSON-RPC
+ * request, an id its schema takes (a string or a safe integer), and no `params._meta`, so
+ * no 2026-era envelope claim (the header was already checked to name no 2026-era
+ * revision). The classifier would parse the body against three zod schemas to find that
+ * out, two of them failing with a ZodError each, on every call. Anything else (a `_meta`
+ * object above all, which may carry a claim) still goes through the classifier;
+ * tests/unit/mcp-direct.test.ts checks that it answers "legacy" for these messages.
+ */
+function plainLegacyCall(body: Record<string, unknown>, params: Record<string, unknown>): boolean {
+  if (body.jsonrpc !== "2.0" || params._meta !== undefined) return false;
+  if (typeof body.id === "number" && !Number.isSafeInteger(body.id)) return false;
+  for (const k in body) if (!REQUEST_MEMBERS.has(k)) return false;
+  return true;
+}
+
 /**
  * The tool and call a message is, when the SDK would serve it as a plain 2025-era
  * tools/call of that tool: a lone request, classified legacy by the SDK's own
@@ -170,8 +190,10 @@ function directCall(request: Request, body: unknown): { reg: Registration; id: s
   if (!isPlainObject(body) || body.method !== "tools/call" || !isPlainObject(body.params)) return undefined;
   const id = body.id;
   if (typeof id !== "string" && typeof id !== "number") return undefined;
-  const { name, arguments: args, _meta: meta, ...rest } = body.params;
-  if (typeof name !== "string" || Object.keys(rest).length > 0) return undefined;
+  const params = body.params;
+  for (const k in params) if (k !== "name" && k !== "arguments" && k !== "_meta") return undefined;
+  const { name, arguments: args, _meta: meta } = params;
+  if (typeof name !== "string") return undefined;
   if (args !== undefined && !isPlainObject(args)) return undefined;
   if (meta !== undefined && !isPlainObject(meta)) return undefined;
   const reg = toolRegistrations().get(name);
@@ -182,6 +204,7 @@ function directCall(request: Request, body: unknown): { reg: Registration; id: s
   if (!isJsonContentType(headers.get("content-type"))) return undefined;
   const version = headers.get("mcp-protocol-version") ?? undefined;
   if (version !== undefined && !LEGACY_VERSIONS.has(version.trim())) return undefined;
+  if (plainLegacyCall(body, params)) return { reg, id, args: args ?? {}, meta };
   const route = classifyInboundRequest({
     httpMethod: "POST",
     body,

@@ -41,6 +41,7 @@ import { baseUrlInfo, validHost } from "@/lib/http/base-url";
 import { runWithLaneAfter, type AfterTask } from "@/lib/http/lane-after";
 import { log } from "@/lib/log";
 import { laneRoutes, routeMatcher, type LaneMatch } from "@/lib/server/lane-routes";
+import { BufferedBodyRequest } from "@/lib/server/buffered-request";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response> | Response;
 type Userland = Partial<Record<string, Handler>>;
@@ -214,12 +215,12 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
    * pauses of tens of milliseconds under load, the key call's tail); no route reads it on
    * the hot paths.
    */
-  class LaneRequest extends Request {
+  class LaneRequest extends BufferedBodyRequest {
     readonly #res: ServerResponse;
     #signal: AbortSignal | undefined;
 
-    constructor(url: string, init: RequestInit, res: ServerResponse) {
-      super(url, init);
+    constructor(url: string, init: RequestInit, res: ServerResponse, bytes?: Buffer) {
+      super(url, init, bytes);
       this.#res = res;
     }
 
@@ -246,9 +247,9 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
     }
     const hasBody = req.method !== "GET" && req.method !== "HEAD";
     // A small body whose length is declared (a JSON-RPC message) is read here, off the
-    // socket, and handed over as bytes: fetch's Request then needs no stream adapter over
-    // the Node stream. Anything else streams, so a route still sees (and refuses) an
-    // oversized body as it arrives.
+    // socket, and the route reads it from those bytes (lib/server/buffered-request.ts):
+    // no stream adapter over the Node stream, no web stream per call. Anything else
+    // streams, so a route still sees (and refuses) an oversized body as it arrives.
     let buffered: Buffer | undefined;
     try {
       buffered = hasBody ? await smallBody(req) : undefined;
@@ -265,9 +266,10 @@ export function createFastLane(opts: FastLaneOptions): FastLane | null {
       {
         method: req.method,
         headers,
-        ...(buffered ? { body: buffered } : hasBody ? { body: req as unknown as ReadableStream, duplex: "half" } : {}),
+        ...(!buffered && hasBody ? { body: req as unknown as ReadableStream, duplex: "half" } : {}),
       } as RequestInit,
       res,
+      buffered,
     );
 
     // The response head Next writes before the route's own headers: next.config.ts

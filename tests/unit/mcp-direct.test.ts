@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetEnvForTests } from "@/lib/config/env";
 import { closeDb } from "@/lib/db/client";
 import { serveMcp } from "@/lib/mcp/http";
+import { classifyInboundRequest } from "@modelcontextprotocol/server";
 import { directToolCall, mcpTransportHandler, sdkTransportHandler } from "@/lib/mcp/server";
 import { useSimulator } from "../helpers/in-process";
 
@@ -94,6 +95,21 @@ describe("a lone 2025-era tools/call answered without the SDK", () => {
     });
   }
 
+  // The direct path skips the SDK's classifier for a message with exactly a request's
+  // members, an id its schema takes and no params._meta: the classifier must call every
+  // such message a legacy request, whatever 2025-era header comes with it.
+  it("skips the SDK's classifier only where it answers legacy", () => {
+    const bodies = [call("get_fear_greed_index", { api_key: key }), call("get_xlm_quote", {}, {}, "q-1"), call("get_fear_greed_index"), call("get_fear_greed_index", {}, {}, 0)];
+    for (const body of bodies) {
+      for (const version of [undefined, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]) {
+        for (const mcpMethodHeader of [undefined, "tools/list"]) {
+          const route = classifyInboundRequest({ httpMethod: "POST", body, ...(version && { protocolVersionHeader: version }), ...(mcpMethodHeader && { mcpMethodHeader }) });
+          expect(route.kind, JSON.stringify({ body, version, mcpMethodHeader })).toBe("legacy");
+        }
+      }
+    }
+  });
+
   it("puts the gate's timing in Server-Timing, as the SDK path does", async () => {
     const res = await serveMcp(post(call("get_fear_greed_index", { api_key: key })), null, mcpTransportHandler);
     expect(res.headers.get("server-timing")).toMatch(/^verify;desc="credential check";dur=[0-9.]+/);
@@ -103,6 +119,9 @@ describe("a lone 2025-era tools/call answered without the SDK", () => {
 describe("messages the direct path leaves to the SDK", () => {
   const left: Array<[string, unknown, Record<string, string | undefined>?]> = [
     ["an unknown tool", call("no_such_tool", {})],
+    ["a member a JSON-RPC request does not have", { ...call("get_fear_greed_index", {}), extra: true }],
+    ["an id that is not an integer", call("get_fear_greed_index", {}, {}, 1.5)],
+    ["an id past the safe integers", call("get_fear_greed_index", {}, {}, 2 ** 53)],
     ["arguments that are not an object", call("get_fear_greed_index", ["x"])],
     ["a task-augmented call", call("get_fear_greed_index", {}, { task: { ttl: 1000 } })],
     ["_meta that is not an object", call("get_fear_greed_index", {}, { _meta: "x" })],
