@@ -25,7 +25,7 @@ import { accessLogInsert } from "@/lib/access/receipts";
 import { env } from "@/lib/config/env";
 import { brand } from "@/lib/errors/brand";
 import { holdLease, leaseHolder, leaseSeconds, releaseLease } from "@/lib/payments/leases";
-import type { TakeRow, TakeStatement } from "@/lib/payments/x402/nonces";
+import type { TakeRow, TakeStatement } from "@/lib/payments/x402/take-statement";
 
 export interface PaymentLock {
   id: string;

@@ -32,6 +32,9 @@ import { performance } from "node:perf_hooks";
 import { getDbHandle } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import type { LockNonceTake } from "@/lib/payments/ledger";
+import type { TakeArgs, TakeRow, TakeStatement } from "@/lib/payments/x402/take-statement";
+
+export type { TakeArgs, TakeRow, TakeStatement };
 
 /** What the chain's node says about the key's nonces. */
 export interface ChainNonces {
@@ -82,22 +85,6 @@ export const RELEASE_GRACE_MS = 1000;
  */
 const TAKE = `SELECT nonce, need_fresh, wait_ms FROM evm_take_nonce($1, $2::bigint, $3::bigint, $4, $5, $6, $7, $8)`;
 
-/** What a nonce take answers (see TAKE). */
-export interface TakeRow {
-  nonce: string | null;
-  need_fresh: boolean | null;
-  wait_ms: number | null;
-}
-
-/** TAKE's arguments, $1 to $8. */
-export type TakeArgs = readonly [address: string, pending: number, latest: number, fresh: boolean, token: string, expirySeconds: number, graceSeconds: number, mayWait: boolean];
-
-/**
- * Runs a take's first statement in place of TAKE: the same take with another write of the
- * caller's in the same statement (lib/payments/ledger.ts, takeMarkingSent). It must answer
- * what TAKE answers for these arguments.
- */
-export type TakeStatement = (args: TakeArgs) => Promise<TakeRow[]>;
 
 /**
  * Claims the node's pending nonce $2 (read fresh) for a filler when transactions of the key
