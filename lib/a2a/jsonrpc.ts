@@ -23,7 +23,7 @@ interface Transports {
 
 /** The SDK's JSON-RPC handlers (1.0 and 0.3) over a request handler (process-wide, like it: one pair per handler). */
 function transports(handler: DefaultRequestHandler): Transports {
-  const all = processState("a2a.jsonrpc.v1", () => new WeakMap<DefaultRequestHandler, Transports>());
+  const all = processState("a2a.jsonrpc.by-handler", () => new WeakMap<DefaultRequestHandler, Transports>());
   let t = all.get(handler);
   if (!t) {
     t = { v1: new JsonRpcTransportHandler(handler), legacy: new LegacyJsonRpcTransportHandler(handler) };

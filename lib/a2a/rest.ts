@@ -35,7 +35,7 @@ type Router = (req: unknown, res: unknown, next: Next) => void;
 
 /** The SDK's 0.3 REST router over a request handler (process-wide, like it: one per handler). */
 function legacyRouter(handler: DefaultRequestHandler): Router {
-  const routers = processState("a2a.rest.v03", () => new WeakMap<DefaultRequestHandler, Router>());
+  const routers = processState("a2a.rest.v03.by-handler", () => new WeakMap<DefaultRequestHandler, Router>());
   let router = routers.get(handler);
   if (!router) {
     router = legacyRestRouter({ requestHandler: handler, userBuilder: async (req) => (req as unknown as { caller: Caller }).caller }) as unknown as Router;
