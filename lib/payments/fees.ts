@@ -113,6 +113,13 @@ export async function recordServiceFee(f: { network: string; reason: ServiceFeeR
   }
 }
 
+/** Whether transaction `tx`'s fee is recorded as the service's own (service_fees). */
+export async function isServiceFee(tx: string): Promise<boolean> {
+  const h = await getDbHandle();
+  const rows = await h.query<{ n: number }>(`SELECT 1 AS n FROM service_fees WHERE "transaction" = $1`, [tx]);
+  return rows.length > 0;
+}
+
 export interface FeeTotals {
   network: string;
   method: string;

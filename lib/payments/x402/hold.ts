@@ -30,7 +30,7 @@ import { confirmLater, optimisticAsk, settlementMode } from "@/lib/payments/x402
 import { ApiError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { processState } from "@/lib/process-state";
-import { feeBudgetSpent, forgetPayerFees, payerFailedFees, payerFeeBudget, recordServiceFee } from "@/lib/payments/fees";
+import { feeBudgetSpent, forgetPayerFees, isServiceFee, payerFailedFees, payerFeeBudget, recordServiceFee } from "@/lib/payments/fees";
 import { countFee } from "@/lib/metrics";
 
 /** A settlement's answer; `fee`: the network fee its transaction cost, when the settlement learned it (EVM receipt). */
@@ -196,13 +196,15 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   // broadcast's nonce is then taken in the lock too when the balance covers everything in
   // flight (otherwise the send takes one after the handler). Any other payer's is read only
   // when the lock finds something in flight, as soon as the lock answers.
-  const busy = o.balance && o.payer && !!ask && payerBusy(o.req.network, o.payer) ? o.balance().catch(() => null) : null;
+  // (The lock then also counts the payer's payments settled since this read was sent as in
+  // flight: the balance may still hold them; see lockPayment.)
+  const busy = prepared?.nonce && o.balance && o.payer && payerBusy(o.req.network, o.payer) ? { sentAt: Date.now(), value: o.balance().catch(() => null) } : null;
   const locking = lockPayment(o.lock, ask ?? undefined, prepared?.nonce, busy);
   const balance = locking.then(
     (l) => {
       if (l.reclaimed || !l.payerInFlight || !o.balance || !o.payer) return null;
       seenBusy(o.req.network, o.payer);
-      return busy ?? o.balance().catch(() => null);
+      return busy?.value ?? o.balance().catch(() => null);
     },
     () => null,
   );
@@ -378,7 +380,11 @@ async function settleTakenOver(o: HoldInput, tx: string): Promise<CheckedSettle>
  * the payer's budget, and the authorization is not taken again).
  */
 async function endUnpaid(o: HoldInput, lock: PaymentLock, status: "failed" | "expired" | null, reason: string, tx?: string | null): Promise<void> {
-  const fee = tx && status !== "expired" && o.minedFee ? await o.minedFee(tx).catch(() => null) : null;
+  // A transaction already recorded as the service's own fee (it failed for a reason of ours,
+  // and the payment was released to be presented again) is not the payer's failure: its fee
+  // is neither recorded a second time nor counted against the payer's budget.
+  const ours = tx ? await isServiceFee(tx).catch(() => false) : false;
+  const fee = tx && !ours && status !== "expired" && o.minedFee ? await o.minedFee(tx).catch(() => null) : null;
   if (fee !== null) countFee(o.req.network, "failed", fee);
   log.info("payment.taken_over_unpaid", { paymentId: lock.id, network: o.req.network, status: status ?? (fee ? "failed" : "released"), reason, ...(fee !== null ? { transaction: tx, fee: fee.toString() } : {}) });
   if (fee !== null && o.payer) forgetPayerFees(o.req.network, o.payer);
