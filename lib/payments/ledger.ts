@@ -119,11 +119,19 @@ export const LOCK = `SELECT ${LOCK_COLUMNS}
   FROM x402_lock_payment($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13, $14, $15, $16, $17, $18::bigint, $19, $20) l ${ASYNC_IF_RESERVED}`;
 /**
  * The same, and the broadcast's nonce when it reserved and the payer has nothing else in
- * flight or its balance ($27, read during verification; NULL: not read) covers that and this
- * payment (prisma/migrations/20261127064500_lock_nonce_with_balance).
+ * flight or its balance ($27, read during verification; NULL: not read; $28 when that read
+ * was sent, epoch seconds) covers that and this payment; with a balance given, the payer's
+ * payments settled since the read count as in flight (in `payer_in_flight` too)
+ * (prisma/migrations/20261127064500_lock_nonce_with_balance).
  */
 export const LOCK_TAKING_NONCE = `SELECT ${LOCK_COLUMNS}, l.nonce, l.need_fresh, l.wait_ms
-  FROM x402_lock_payment_taking_nonce($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13, $14, $15, $16, $17, $18::bigint, $19, $20, $21, $22::bigint, $23::bigint, $24, $25, $26, $27::bigint) l ${ASYNC_IF_RESERVED}`;
+  FROM x402_lock_payment_taking_nonce($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9, $10, $11::bigint, $12, $13, $14, $15, $16, $17, $18::bigint, $19, $20, $21, $22::bigint, $23::bigint, $24, $25, $26, $27::bigint, $28) l ${ASYNC_IF_RESERVED}`;
+
+/** The payer's balance being read from the chain, and when that read was sent (ms since the epoch). */
+export interface BalanceRead {
+  value: Promise<bigint | null>;
+  sentAt: number;
+}
 
 /** Whether the lock statement takes the broadcast's nonce (x402_lock_payment_taking_nonce's condition). */
 export const takesNonce = (reserved: boolean, inFlight: bigint, amount: bigint, balance: bigint | null): boolean =>
@@ -167,11 +175,12 @@ export interface LockNonceTake {
  * database before its handler, not two; `took` is told the answer (null when nothing was
  * taken: not locked, or no share), `failed` when the statement failed. With other payments
  * of the payer in flight it takes one only when `balance` (the payer's balance, being read
- * from the chain; the statement waits for it) covers them and this one.
+ * from the chain; the statement waits for it) covers them and this one; the payer's
+ * payments settled since that read was sent then count as in flight (`payerInFlight`).
  */
-export async function lockPayment(p: LockInput, optimistic?: OptimisticAsk, nonce?: LockNonceTake | null, balance?: Promise<bigint | null> | null): Promise<PaymentLock> {
+export async function lockPayment(p: LockInput, optimistic?: OptimisticAsk, nonce?: LockNonceTake | null, balance?: BalanceRead | null): Promise<PaymentLock> {
   const taking = optimistic && nonce ? nonce : null;
-  const funds = taking && balance ? await balance : null;
+  const funds = taking && balance ? { value: await balance.value, sentAt: balance.sentAt } : null;
   for (let attempt = 0; ; attempt++) {
     let rows: LockRow[];
     const id = randomUUID();
@@ -183,7 +192,7 @@ export async function lockPayment(p: LockInput, optimistic?: OptimisticAsk, nonc
     }
     const r = rows[0]!;
     const locked = r.outcome === "locked";
-    taking?.took(locked && takesNonce(!!r.reserved, BigInt(r.payer_in_flight ?? 0), p.amountAtomic, funds) ? { nonce: r.nonce ?? null, need_fresh: r.need_fresh ?? null, wait_ms: r.wait_ms ?? null } : null);
+    taking?.took(locked && takesNonce(!!r.reserved, BigInt(r.payer_in_flight ?? 0), p.amountAtomic, funds?.value ?? null) ? { nonce: r.nonce ?? null, need_fresh: r.need_fresh ?? null, wait_ms: r.wait_ms ?? null } : null);
     if (locked || r.outcome === "reclaimed") {
       const lock: PaymentLock = { id: r.row_id!, network: p.network, reference: p.reference, payerInFlight: BigInt(r.payer_in_flight ?? 0) };
       if (r.outcome === "reclaimed") lock.reclaimed = { txHash: r.row_tx, status: r.row_status ?? "unknown" };
@@ -277,7 +286,7 @@ export async function paymentSeen(network: string, reference: string, identity: 
   throw seenBefore(r);
 }
 
-async function lockRows(id: string, p: LockInput, optimistic: OptimisticAsk | undefined, nonce: LockNonceTake | null, balance: bigint | null): Promise<LockRow[]> {
+async function lockRows(id: string, p: LockInput, optimistic: OptimisticAsk | undefined, nonce: LockNonceTake | null, balance: { value: bigint | null; sentAt: number } | null): Promise<LockRow[]> {
   const h = await getDbHandle();
   const cfg = env();
   const payer = optimistic ? (p.payer?.toLowerCase() ?? null) : p.payer;
@@ -304,7 +313,7 @@ async function lockRows(id: string, p: LockInput, optimistic: OptimisticAsk | un
     p.expiresAt ?? null,
   ];
   if (!nonce) return h.query<LockRow>(LOCK, params, { name: "payment_lock" });
-  return h.query<LockRow>(LOCK_TAKING_NONCE, [...params, ...nonce.args, balance?.toString() ?? null], { name: "payment_lock_nonce_balance" });
+  return h.query<LockRow>(LOCK_TAKING_NONCE, [...params, ...nonce.args, balance?.value?.toString() ?? null, balance?.value != null ? balance.sentAt / 1000 : null], { name: "payment_lock_nonce_balance" });
 }
 
 /** A USD amount in USDC base units (6 decimals), as the caps are compared in. */

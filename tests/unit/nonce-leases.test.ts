@@ -286,22 +286,41 @@ describe("an optimistic payment's nonce: taken in its lock's statement, its tran
     // Its balance, read during verification (hold.ts, for a payer seen busy), short of what
     // is in flight plus this payment (20 000 + 10 000): still no nonce in the statement.
     t = nonces.takeInLock()!;
-    const short = await lockPayment(lockInput(10_000n, busy), ask, t.take, Promise.resolve(29_999n));
+    const short = await lockPayment(lockInput(10_000n, busy), ask, t.take, { value: Promise.resolve(29_999n), sentAt: Date.now() });
     expect(short.payerInFlight).toBe(20_000n);
     expect(await t.lease).toBeNull();
     // A chain that did not answer (null): none either.
     t = nonces.takeInLock()!;
-    await lockPayment(lockInput(10_000n, busy), ask, t.take, Promise.resolve(null));
+    await lockPayment(lockInput(10_000n, busy), ask, t.take, { value: Promise.resolve(null), sentAt: Date.now() });
     expect(await t.lease).toBeNull();
     // A balance that covers it all (40 000 in flight + 10 000): the statement takes the
     // broadcast's nonce, the next one, as for a payer with nothing in flight.
     t = nonces.takeInLock()!;
-    const covered = await lockPayment(lockInput(10_000n, busy), ask, t.take, Promise.resolve(50_000n));
+    const sentAt = Date.now();
+    const covered = await lockPayment(lockInput(10_000n, busy), ask, t.take, { value: Promise.resolve(50_000n), sentAt });
     expect(covered.optimistic).toEqual({ reserved: true });
     expect(covered.payerInFlight).toBe(40_000n);
     const taken = (await t.lease)!;
     expect(taken.nonce).toBe(held.nonce + 1);
     await nonces.end(taken, "free");
+    // One of those payments settles after the balance was read (the balance still holds its
+    // amount) and before the next lock: it no longer counts in flight, so it must count as
+    // settled since the read, or 50 000 would seem to cover 40 000 + 10 000 when the payer
+    // holds only 40 000.
+    const h = await getDbHandle();
+    await h.query(`UPDATE payments SET status = 'settled', updated_at = now() WHERE id = $1`, [covered.id]);
+    t = nonces.takeInLock()!;
+    const raced = await lockPayment(lockInput(10_000n, busy), ask, t.take, { value: Promise.resolve(50_000n), sentAt });
+    expect(raced.payerInFlight).toBe(50_000n); // 40 000 in flight + the 10 000 settled since the read
+    expect(await t.lease).toBeNull();
+    // A balance read sent well after that settlement holds it already: it no longer counts.
+    await h.query(`UPDATE payments SET updated_at = now() - interval '5 seconds' WHERE id = $1`, [covered.id]);
+    t = nonces.takeInLock()!;
+    const fresh = await lockPayment(lockInput(10_000n, busy), ask, t.take, { value: Promise.resolve(60_000n), sentAt: Date.now() });
+    expect(fresh.payerInFlight).toBe(50_000n); // 50 000 in flight now (the raced lock's row included)
+    const next = (await t.lease)!;
+    expect(next).not.toBeNull();
+    await nonces.end(next, "free");
     await nonces.end(held, "free");
   }, 30_000);
 

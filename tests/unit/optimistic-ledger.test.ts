@@ -195,8 +195,8 @@ for (const mode of modes) {
         randomBytes(8).toString("hex"), "exact", NETWORK, `${payer}:0x${randomBytes(32).toString("hex")}`, payer, PRICE.toString(), "a", "b", "sentiment", "http",
         cap?.toString() ?? null, cap ? KEPT : null, 120, "holder", 10, "identity", null, cap ? (10n ** 15n).toString() : null, 3600, null,
       ];
-      // The nonce take's arguments and the payer's balance (null: not read).
-      const nonceArgs = [`0x${randomBytes(20).toString("hex")}`, 7, 7, "token", 60, 5, null];
+      // The nonce take's arguments, the payer's balance and when it was read (null: not read).
+      const nonceArgs = [`0x${randomBytes(20).toString("hex")}`, 7, 7, "token", 60, 5, null, null];
       /** The statement in a transaction rolled back afterwards: its answer, and the commit mode it left for its transaction. */
       const commitMode = async (sql: string, params: unknown[]) => {
         let seen: { row: Record<string, unknown>; mode: string } | null = null;
