@@ -12,6 +12,7 @@ import { PrismaClient } from "@/lib/generated/prisma/client";
 import { env } from "@/lib/config/env";
 import { lockDataDir, type DataDirLock } from "@/lib/db/data-dir-lock";
 import { applyMigrations, type SqlRunner } from "@/lib/db/migrate";
+import { preparedQuery } from "@/lib/db/pglite-prepared";
 import { log } from "@/lib/log";
 import { peekProcessState, processState, resetProcessState } from "@/lib/process-state";
 
@@ -21,7 +22,8 @@ export interface QueryOptions {
   /**
    * A name for the statement: PostgreSQL then parses and plans it once per connection
    * rather than on every call (for the long statements on every paid call's path: lock,
-   * nonce, settlement record). Unique per SQL text. PGlite ignores it.
+   * nonce, settlement record). Unique per SQL text. PGlite prepares every statement of
+   * `query` once (lib/db/pglite-prepared.ts) and uses the name when one is given.
    */
   name?: string;
 }
@@ -164,9 +166,10 @@ async function openPglite(dataDir: string): Promise<DbHandle> {
   const applied = await applyMigrations(runner, { advisoryLock: false });
   if (applied.length) log.info("db.migrated", { mode: "pglite", location, applied });
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pg) });
+  const prepared = preparedQuery(pg);
   return {
     prisma,
-    query: async <T,>(sql: string, params: unknown[]) => (await pg.query<T>(sql, params)).rows,
+    query: <T,>(sql: string, params: unknown[], opts?: QueryOptions) => prepared<T>(sql, params, opts?.name),
     mode: "pglite",
     schema: "public",
     close: async () => {
