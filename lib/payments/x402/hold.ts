@@ -480,11 +480,14 @@ async function settleHeld(
   if (ahead) early.attach(ahead);
   /** Nothing moved and the payment is fine: the row is dropped (or, taken over, left claimable) and the authorization stays usable. */
   const defer = async (err: NotSentError, tx: string | null = null): Promise<never> => {
-    await releaseLock(lock).catch((e: unknown) => log.error("payment.release_failed", { paymentId: lock.id, message: (e as Error).message }));
     // Transactions of ours mined meanwhile (reverted for a reason of ours, a wallet
     // deployment) cost the key: recorded as the service's own fees (the ledger report's
     // `ours`, /metrics' failed), not the payer's: its payment row is gone with the lock.
-    if (err.fee !== undefined && o.fee) await recordServiceFee({ network: o.req.network, reason: err.reason, fee: err.fee, transaction: tx, paymentId: lock.id });
+    // Recorded under the transaction (the answer's, or the one the error names) and before
+    // the lock is released: a payment taken over (its row left claimable with that
+    // transaction) then finds the fee is ours and never charges it to the payer (endUnpaid).
+    if (err.fee !== undefined && o.fee) await recordServiceFee({ network: o.req.network, reason: err.reason, fee: err.fee, transaction: tx ?? err.transaction ?? null, paymentId: lock.id });
+    await releaseLock(lock).catch((e: unknown) => log.error("payment.release_failed", { paymentId: lock.id, message: (e as Error).message }));
     log.warn("payment.settle_deferred", { paymentId: lock.id, network: o.req.network, reason: err.reason, message: err.message, ...(err.fee !== undefined ? { fee: err.fee.toString() } : {}) });
     throw deferred(lock.id, err);
   };

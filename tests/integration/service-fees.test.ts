@@ -1,0 +1,196 @@
+/**
+ * The service's own fees (issue 30, lib/payments/fees.ts): a settlement transaction that is
+ * mined and reverts for a reason of ours (the transfer still goes through afterwards, so
+ * the payment is released to be presented again) cost the facilitator key its gas. That fee
+ * is the service's, never the payer's, and the ledger report counts it once:
+ * - confirmed settlement, its transaction mined reverted while the payment is still good →
+ *   503 settlement_pending (fault service); one service_fees row under that transaction
+ *   with its receipt's fee, the payment row gone (released, no fee on it), the report's
+ *   `ours` and `failed` up by that fee once; the same payment then settles;
+ * - the same for a payment taken over from a holder that died (its row left claimable with
+ *   that transaction), whose payer's funds then leave: presented again, the taken-over
+ *   payment ends released (402, row gone), not failed with that transaction's fee: the fee
+ *   is counted once and never against the payer's fee budget.
+ *
+ * How the transaction reverts for a reason of ours: the JSON-RPC proxy holds the
+ * settlement's send, the test swaps the token's code for one that reverts, lets the send
+ * go (the node mines it, reverted) and puts the token back before the node's answer
+ * reaches the service, which then finds the transfer still simulates: our failure.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { createWalletClient, http, parseAbi, publicActions, type Address, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { BASE_USDC, localBase, startChain, type Chain } from "../helpers/chain";
+import { startFixture, type Fixture } from "../helpers/fixture";
+import { requirementFrom, signAuthorization, v2Header, type Requirement } from "../helpers/payments";
+import { hasPostgres, POSTGRES_URL } from "../helpers/services";
+import { rpcProxy } from "../helpers/rpc-proxy";
+
+const ADMIN = `admin-${randomBytes(12).toString("hex")}`;
+const LEASE_SECONDS = 3;
+const usePg = await hasPostgres();
+if (!usePg && process.env.REQUIRE_SERVICES === "1") throw new Error("PostgreSQL is required (REQUIRE_SERVICES=1) but not reachable");
+/** PUSH1 0 PUSH1 0 REVERT: every call reverts. */
+const REVERTS = "0x60006000fd";
+
+type FeeEntry = { failed: string; failed_transactions: number; ours: { fee: string; transactions: number } };
+
+describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for a reason of ours", () => {
+  let chain: Chain;
+  let proxy: Awaited<ReturnType<typeof rpcProxy>>;
+  let fx: Fixture;
+  let db: pg.Client;
+  const schema = `fees_${randomBytes(6).toString("hex")}`;
+  const key = () => chain.accounts[0]!.address;
+
+  beforeAll(async () => {
+    chain = await startChain();
+    proxy = await rpcProxy(chain.rpcUrl);
+    fx = await startFixture({
+      env: {
+        PAY_TO_ADDRESS: chain.accounts[2]!.address,
+        FACILITATOR_PRIVATE_KEY: chain.privateKey(0),
+        SETTLEMENT_RPC_URL: proxy.url,
+        PAYMENT_TIMEOUT_MS: "3000",
+        PAYMENT_LEASE_SECONDS: String(LEASE_SECONDS),
+        ADMIN_TOKEN: ADMIN,
+        DATABASE_URL: `${POSTGRES_URL}?schema=${schema}`,
+      },
+    });
+    db = new pg.Client({ connectionString: POSTGRES_URL });
+    await db.connect();
+  }, 180_000);
+  afterAll(async () => {
+    await db?.end();
+    await fx?.close();
+    await proxy?.close();
+    await chain?.stop();
+  });
+
+  const requirement = async (): Promise<Requirement> => requirementFrom(await fx.get("/v1/fng")).accepts[0]!;
+  const fees = async (network: string): Promise<FeeEntry> => {
+    const r = await fx.json("/v1/bundles/debug", { headers: { Authorization: `Bearer ${ADMIN}` } });
+    return r.body.fees?.[network] ?? { failed: "0", failed_transactions: 0, ours: { fee: "0", transactions: 0 } };
+  };
+  const q = async <T = Record<string, unknown>>(sql: string, params: unknown[] = []) => (await db.query(sql.replaceAll("$S", `"${schema}"`), params)).rows as T[];
+
+  /** A fresh payer holding 1 USDC and some ether (to move its USDC away), its payment for /v1/fng and that payment's reference. */
+  async function payer() {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await chain.rpc("hardhat_setBalance", [account.address, "0x16345785D8A0000"]); // 0.1 ether
+    await chain.mintUsdc(account.address, 1_000_000n);
+    const req = await requirement();
+    const signed = await signAuthorization(account, { to: req.payTo as Address, value: BigInt(req.amount) });
+    const reference = `${account.address.toLowerCase()}:${signed.authorization.nonce.toLowerCase()}`;
+    const wallet = createWalletClient({ account, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) }).extend(publicActions);
+    const moveFundsAway = async () => {
+      const away = await wallet.writeContract({ address: BASE_USDC, abi: parseAbi(["function transfer(address to, uint256 value) returns (bool)"]), functionName: "transfer", args: [chain.accounts[2]!.address, 1_000_000n] });
+      expect((await wallet.waitForTransactionReceipt({ hash: away })).status).toBe("success");
+    };
+    return { account, req, signed, header: v2Header(req, signed), reference, moveFundsAway };
+  }
+
+  /**
+   * The payment presented while its settlement transaction is made to revert for a reason
+   * of ours (see the file's comment): the answer, the transaction and what it cost the key.
+   */
+  async function presentRevertingOurs(header: string) {
+    const token = (await chain.publicClient.getCode({ address: BASE_USDC }))!;
+    const held = proxy.hold();
+    const answer = fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+    const nonce = await held;
+    await chain.rpc("hardhat_setCode", [BASE_USDC, REVERTS]);
+    proxy.release(() => chain.rpc("hardhat_setCode", [BASE_USDC, token]).then(() => undefined));
+    const res = await answer;
+    expect((await chain.publicClient.getCode({ address: BASE_USDC }))!.toLowerCase()).toBe(token.toLowerCase());
+    const block = await chain.publicClient.getBlock({ includeTransactions: true });
+    const tx = block.transactions.find((t) => t.from.toLowerCase() === key().toLowerCase() && t.nonce === nonce);
+    expect(tx, "the settlement transaction was mined").toBeDefined();
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash: tx!.hash });
+    expect(receipt.status).toBe("reverted");
+    return { res, tx: tx!.hash as Hex, fee: receipt.gasUsed * receipt.effectiveGasPrice };
+  }
+
+  /** What the payer's failed payments count against its fee budget (the query payerFailedFees makes, without its window's clean cache). */
+  const payerSpent = async (network: string, address: string) =>
+    BigInt(
+      (
+        await q<{ spent: string }>(
+          `SELECT COALESCE(sum(fee_native), 0)::text AS spent FROM $S.payments WHERE network = $1 AND lower(payer) = lower($2) AND fee_native > 0 AND status IN ('failed', 'optimistic_failed')`,
+          [network, address],
+        )
+      )[0]!.spent,
+    );
+
+  it("confirmed settlement mined reverted for a reason of ours: 503 fault service, one service_fees row under its transaction with the receipt's fee, the payment released with no fee on it, `ours` counted once; the same payment then settles", async () => {
+    const p = await payer();
+    const network = p.req.network;
+    const before = await fees(network);
+    const { res, tx, fee } = await presentRevertingOurs(p.header);
+    expect(res.status, await res.clone().text()).toBe(503);
+    const err = (await res.json()).error;
+    expect(err).toMatchObject({ code: "settlement_pending", fault: "service", reason: "transaction_reverted" });
+    expect(await chain.usdcBalance(p.account.address)).toBe(1_000_000n);
+
+    // Exactly one row, under that very transaction, with its receipt's fee.
+    const own = await q<{ transaction: string | null; fee: string; reason: string; network: string }>(`SELECT "transaction", fee_native::text AS fee, reason, network FROM $S.service_fees WHERE payment_id = $1`, [err.payment_id]);
+    expect(own).toEqual([{ transaction: tx, fee: fee.toString(), reason: "transaction_reverted", network }]);
+    // Released: no payment row is left, so nothing is charged to the payer's budget.
+    expect(await q(`SELECT status, fee_native FROM $S.payments WHERE reference = $1`, [p.reference])).toEqual([]);
+    expect(await payerSpent(network, p.account.address)).toBe(0n);
+    const after = await fees(network);
+    expect(after.ours.transactions - before.ours.transactions).toBe(1);
+    expect(BigInt(after.ours.fee) - BigInt(before.ours.fee)).toBe(fee);
+    expect(after.failed_transactions - before.failed_transactions).toBe(1);
+    expect(BigInt(after.failed) - BigInt(before.failed)).toBe(fee);
+
+    // The payment is still good: presented again it settles, once, and the fee stays ours.
+    const again = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": p.header } });
+    expect(again.status, await again.clone().text()).toBe(200);
+    expect(await chain.usdcBalance(p.account.address)).toBe(1_000_000n - BigInt(p.req.amount));
+    const rows = await q<{ status: string; tx_hash: string }>(`SELECT status, tx_hash FROM $S.payments WHERE reference = $1`, [p.reference]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.status).toBe("settled");
+    expect(rows[0]!.tx_hash).not.toBe(tx);
+    const last = await fees(network);
+    expect(last.ours).toEqual(after.ours);
+    expect(last.failed_transactions).toBe(after.failed_transactions);
+  });
+
+  it("a payment taken over from a dead holder, its transaction mined reverted for a reason of ours, then its payer's funds leave: presented again it ends released (402, no row), not failed with that fee; the fee counted once, never against the payer's budget", async () => {
+    const p = await payer();
+    const network = p.req.network;
+    // What a holder that died after locking the payment leaves: a pending row, its lease run out.
+    await q(
+      `INSERT INTO $S.payments (id, scheme, network, reference, payer, amount_atomic, asset, pay_to, product, surface, status, created_at, updated_at, holder, lease_until)
+       VALUES (gen_random_uuid()::text, 'exact', $1, $2, $3, $4, $5, $6, 'fng', 'http', 'pending', now(), now(), 'dead-holder', now() - interval '1 second')`,
+      [network, p.reference, p.account.address.toLowerCase(), p.req.amount, p.req.asset, p.req.payTo],
+    );
+    const before = await fees(network);
+    const { res, tx, fee } = await presentRevertingOurs(p.header);
+    expect(res.status, await res.clone().text()).toBe(503);
+    expect((await res.json()).error).toMatchObject({ code: "settlement_pending", fault: "service", reason: "transaction_reverted" });
+    // Taken over, so released as claimable: the row names the transaction that reverted.
+    expect(await q(`SELECT status, tx_hash, fee_native FROM $S.payments WHERE reference = $1`, [p.reference])).toEqual([{ status: "unknown", tx_hash: tx, fee_native: null }]);
+
+    // The payer's funds leave: presented again, the payment no longer verifies, its earlier
+    // transaction is mined (not held) and never transferred: the payment is taken over and ends unpaid.
+    await p.moveFundsAway();
+    const again = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": p.header } });
+    expect(again.status).toBe(402);
+    // Released, not failed with the transaction's fee: counted once, never against the payer.
+    expect(await payerSpent(network, p.account.address), "the payer's fee budget").toBe(0n);
+    expect(await q(`SELECT status, fee_native FROM $S.payments WHERE reference = $1`, [p.reference])).toEqual([]);
+    const after = await fees(network);
+    expect(after.failed_transactions - before.failed_transactions, "the transaction counted once").toBe(1);
+    expect(BigInt(after.failed) - BigInt(before.failed)).toBe(fee);
+    expect(after.ours.transactions - before.ours.transactions).toBe(1);
+    expect(BigInt(after.ours.fee) - BigInt(before.ours.fee)).toBe(fee);
+    expect(await q(`SELECT "transaction", fee_native::text AS fee FROM $S.service_fees WHERE "transaction" = $1`, [tx])).toEqual([{ transaction: tx, fee: fee.toString() }]);
+    // Refused now (its funds left), not "refused before": the payment may be presented again once funded.
+    const refused = (await again.json()) as { code?: string; error?: unknown };
+    expect(refused.code, String(refused.error)).toBe("payment_invalid");
+  });
+});
