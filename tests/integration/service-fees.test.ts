@@ -10,7 +10,13 @@
  * - the same for a payment taken over from a holder that died (its row left claimable with
  *   that transaction), whose payer's funds then leave: presented again, the taken-over
  *   payment ends released (402, row gone), not failed with that transaction's fee: the fee
- *   is counted once and never against the payer's fee budget.
+ *   is counted once and never against the payer's fee budget;
+ * - the same taken-over payment presented again while still good: it settles, and the fee
+ *   the first attempt recorded is counted once, in the report and in /metrics;
+ * - the instance dies (SIGKILL, failpoint before_service_fee) after such a transaction was
+ *   mined, before the fee was recorded: the payment presented again (another instance,
+ *   once the lease ran out) is taken over and settles, and the dead attempt's transaction
+ *   is recorded as the service's own fee then, once.
  *
  * How the transaction reverts for a reason of ours: the JSON-RPC proxy holds the
  * settlement's send, the test swaps the token's code for one that reverts, lets the send
@@ -24,6 +30,7 @@ import { createWalletClient, http, parseAbi, publicActions, type Address, type H
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { BASE_USDC, localBase, startChain, type Chain } from "../helpers/chain";
 import { startFixture, type Fixture } from "../helpers/fixture";
+import { startService } from "../helpers/service";
 import { requirementFrom, signAuthorization, v2Header, type Requirement } from "../helpers/payments";
 import { hasPostgres, POSTGRES_URL } from "../helpers/services";
 import { rpcProxy } from "../helpers/rpc-proxy";
@@ -45,20 +52,20 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
   const schema = `fees_${randomBytes(6).toString("hex")}`;
   const key = () => chain.accounts[0]!.address;
 
+  const env = () => ({
+    PAY_TO_ADDRESS: chain.accounts[2]!.address,
+    FACILITATOR_PRIVATE_KEY: chain.privateKey(0),
+    SETTLEMENT_RPC_URL: proxy.url,
+    PAYMENT_TIMEOUT_MS: "3000",
+    PAYMENT_LEASE_SECONDS: String(LEASE_SECONDS),
+    ADMIN_TOKEN: ADMIN,
+    DATABASE_URL: `${POSTGRES_URL}?schema=${schema}`,
+  });
+
   beforeAll(async () => {
     chain = await startChain();
     proxy = await rpcProxy(chain.rpcUrl);
-    fx = await startFixture({
-      env: {
-        PAY_TO_ADDRESS: chain.accounts[2]!.address,
-        FACILITATOR_PRIVATE_KEY: chain.privateKey(0),
-        SETTLEMENT_RPC_URL: proxy.url,
-        PAYMENT_TIMEOUT_MS: "3000",
-        PAYMENT_LEASE_SECONDS: String(LEASE_SECONDS),
-        ADMIN_TOKEN: ADMIN,
-        DATABASE_URL: `${POSTGRES_URL}?schema=${schema}`,
-      },
-    });
+    fx = await startFixture({ env: env() });
     db = new pg.Client({ connectionString: POSTGRES_URL });
     await db.connect();
   }, 180_000);
@@ -96,14 +103,15 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
    * The payment presented while its settlement transaction is made to revert for a reason
    * of ours (see the file's comment): the answer, the transaction and what it cost the key.
    */
-  async function presentRevertingOurs(header: string) {
+  async function presentRevertingOurs(header: string, base = fx.svc.url) {
     const token = (await chain.publicClient.getCode({ address: BASE_USDC }))!;
     const held = proxy.hold();
-    const answer = fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+    // A network failure (the instance died) is null.
+    const answer = fetch(`${base}/v1/fng`, { headers: { "PAYMENT-SIGNATURE": header } }).catch(() => null);
     const nonce = await held;
     await chain.rpc("hardhat_setCode", [BASE_USDC, REVERTS]);
     proxy.release(() => chain.rpc("hardhat_setCode", [BASE_USDC, token]).then(() => undefined));
-    const res = await answer;
+    const res = (await answer) as Response;
     expect((await chain.publicClient.getCode({ address: BASE_USDC }))!.toLowerCase()).toBe(token.toLowerCase());
     const block = await chain.publicClient.getBlock({ includeTransactions: true });
     const tx = block.transactions.find((t) => t.from.toLowerCase() === key().toLowerCase() && t.nonce === nonce);
@@ -111,6 +119,29 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
     const receipt = await chain.publicClient.getTransactionReceipt({ hash: tx!.hash });
     expect(receipt.status).toBe("reverted");
     return { res, tx: tx!.hash as Hex, fee: receipt.gasUsed * receipt.effectiveGasPrice };
+  }
+
+  /** What /metrics counts of the failed settlements' fees on `network` (this instance). */
+  const failedFeesMetric = async (network: string) => {
+    const text = await fx.get("/metrics", { headers: { Authorization: `Bearer ${ADMIN}` } }).then((r) => r.text());
+    const line = text.split("\n").find((l) => l.startsWith("echo_settlement_fees_total{") && l.includes(`network="${network}"`) && l.includes(`outcome="failed"`));
+    return line ? Number(line.split(" ").at(-1)) : 0;
+  };
+
+  /** What a holder that died after locking `p`'s payment leaves: a pending row, its lease run out. */
+  const leftByDeadHolder = (p: Awaited<ReturnType<typeof payer>>) =>
+    q(
+      `INSERT INTO $S.payments (id, scheme, network, reference, payer, amount_atomic, asset, pay_to, product, surface, status, created_at, updated_at, holder, lease_until)
+       VALUES (gen_random_uuid()::text, 'exact', $1, $2, $3, $4, $5, $6, 'fng', 'http', 'pending', now(), now(), 'dead-holder', now() - interval '1 second')`,
+      [p.req.network, p.reference, p.account.address.toLowerCase(), p.req.amount, p.req.asset, p.req.payTo],
+    );
+
+  /** `p`'s payment presented again: served, charged once, its one row settled by a transaction other than `tx`. */
+  async function settlesAnew(p: Awaited<ReturnType<typeof payer>>, tx: Hex) {
+    const again = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": p.header } });
+    expect(again.status, await again.clone().text()).toBe(200);
+    expect(await chain.usdcBalance(p.account.address)).toBe(1_000_000n - BigInt(p.req.amount));
+    expect(await q(`SELECT status, tx_hash <> $2 AS anew FROM $S.payments WHERE reference = $1`, [p.reference, tx])).toEqual([{ status: "settled", anew: true }]);
   }
 
   /** What the payer's failed payments count against its fee budget (the query payerFailedFees makes, without its window's clean cache). */
@@ -147,13 +178,8 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
     expect(BigInt(after.failed) - BigInt(before.failed)).toBe(fee);
 
     // The payment is still good: presented again it settles, once, and the fee stays ours.
-    const again = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": p.header } });
-    expect(again.status, await again.clone().text()).toBe(200);
-    expect(await chain.usdcBalance(p.account.address)).toBe(1_000_000n - BigInt(p.req.amount));
-    const rows = await q<{ status: string; tx_hash: string }>(`SELECT status, tx_hash FROM $S.payments WHERE reference = $1`, [p.reference]);
-    expect(rows).toHaveLength(1);
-    expect(rows[0]!.status).toBe("settled");
-    expect(rows[0]!.tx_hash).not.toBe(tx);
+    await settlesAnew(p, tx);
+    expect(await payerSpent(network, p.account.address)).toBe(0n);
     const last = await fees(network);
     expect(last.ours).toEqual(after.ours);
     expect(last.failed_transactions).toBe(after.failed_transactions);
@@ -162,12 +188,7 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
   it("a payment taken over from a dead holder, its transaction mined reverted for a reason of ours, then its payer's funds leave: presented again it ends released (402, no row), not failed with that fee; the fee counted once, never against the payer's budget", async () => {
     const p = await payer();
     const network = p.req.network;
-    // What a holder that died after locking the payment leaves: a pending row, its lease run out.
-    await q(
-      `INSERT INTO $S.payments (id, scheme, network, reference, payer, amount_atomic, asset, pay_to, product, surface, status, created_at, updated_at, holder, lease_until)
-       VALUES (gen_random_uuid()::text, 'exact', $1, $2, $3, $4, $5, $6, 'fng', 'http', 'pending', now(), now(), 'dead-holder', now() - interval '1 second')`,
-      [network, p.reference, p.account.address.toLowerCase(), p.req.amount, p.req.asset, p.req.payTo],
-    );
+    await leftByDeadHolder(p);
     const before = await fees(network);
     const { res, tx, fee } = await presentRevertingOurs(p.header);
     expect(res.status, await res.clone().text()).toBe(503);
@@ -192,5 +213,57 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
     // Refused now (its funds left), not "refused before": the payment may be presented again once funded.
     const refused = (await again.json()) as { code?: string; error?: unknown };
     expect(refused.code, String(refused.error)).toBe("payment_invalid");
+  });
+
+  it("the same taken-over payment presented again while still good: it settles, and the fee the first attempt recorded is counted once, in the ledger report and in /metrics", async () => {
+    const p = await payer();
+    const network = p.req.network;
+    await leftByDeadHolder(p);
+    const before = { report: await fees(network), metric: await failedFeesMetric(network) };
+    const { res, tx, fee } = await presentRevertingOurs(p.header);
+    expect(res.status, await res.clone().text()).toBe(503);
+    expect(await q(`SELECT status, tx_hash FROM $S.payments WHERE reference = $1`, [p.reference])).toEqual([{ status: "unknown", tx_hash: tx }]);
+
+    // Taken over again: the earlier transaction is found mined, without a transfer, and the payment is settled anew.
+    await settlesAnew(p, tx);
+    expect(await q(`SELECT "transaction", fee_native::text AS fee FROM $S.service_fees WHERE "transaction" = $1`, [tx])).toEqual([{ transaction: tx, fee: fee.toString() }]);
+    const after = await fees(network);
+    expect(after.ours.transactions - before.report.ours.transactions).toBe(1);
+    expect(BigInt(after.ours.fee) - BigInt(before.report.ours.fee)).toBe(fee);
+    expect(after.failed_transactions - before.report.failed_transactions).toBe(1);
+    expect((await failedFeesMetric(network)) - before.metric, "the failed fees /metrics counted").toBe(Number(fee));
+    expect(await payerSpent(network, p.account.address)).toBe(0n);
+  });
+
+  it("the instance dies after such a transaction was mined, before its fee was recorded (SIGKILL): presented again on another instance once the lease ran out, the payment is taken over and settles, and that transaction is recorded as the service's own fee, once", async () => {
+    const p = await payer();
+    const network = p.req.network;
+    const before = await fees(network);
+    const dying = await startService({ env: { ...fx.sim.env, UPSTREAM_MODE: "live", ...env(), ECHO_FAILPOINTS: "before_service_fee" } });
+    let tx: Hex;
+    let fee: bigint;
+    try {
+      ({ tx, fee } = await presentRevertingOurs(p.header, dying.url));
+      await new Promise<void>((r) => (dying.child.exitCode !== null || dying.child.signalCode !== null ? r() : dying.child.once("exit", () => r())));
+      expect(dying.child.signalCode).toBe("SIGKILL");
+    } finally {
+      await dying.stop();
+    }
+    // What the dead attempt left: the row names its transaction, and no fee was recorded.
+    expect(await q(`SELECT status, tx_hash FROM $S.payments WHERE reference = $1`, [p.reference])).toEqual([{ status: "sent", tx_hash: tx }]);
+    expect(await q(`SELECT 1 FROM $S.service_fees WHERE "transaction" = $1`, [tx])).toEqual([]);
+
+    await new Promise((r) => setTimeout(r, LEASE_SECONDS * 1000 + 500));
+    await settlesAnew(p, tx);
+    expect(await q(`SELECT "transaction", fee_native::text AS fee FROM $S.service_fees WHERE "transaction" = $1`, [tx])).toEqual([{ transaction: tx, fee: fee.toString() }]);
+    expect(await payerSpent(network, p.account.address)).toBe(0n);
+    const after = await fees(network);
+    expect(after.ours.transactions - before.ours.transactions).toBe(1);
+    expect(BigInt(after.ours.fee) - BigInt(before.ours.fee)).toBe(fee);
+    expect(after.failed_transactions - before.failed_transactions).toBe(1);
+
+    // Presented once more: its answer again, nothing recorded twice.
+    expect((await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": p.header } })).status).toBe(200);
+    expect((await fees(network)).ours).toEqual(after.ours);
   });
 });
