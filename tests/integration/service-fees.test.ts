@@ -16,7 +16,8 @@
  * - the instance dies (SIGKILL, failpoint before_service_fee) after such a transaction was
  *   mined, before the fee was recorded: the payment presented again (another instance,
  *   once the lease ran out) is taken over and settles, and the dead attempt's transaction
- *   is recorded as the service's own fee then, once.
+ *   is recorded as the service's own fee then, once; never presented again, the payment
+ *   expires and a recovery pass records it (reason expired_unpaid), once.
  *
  * How the transaction reverts for a reason of ours: the JSON-RPC proxy holds the
  * settlement's send, the test swaps the token's code for one that reverts, lets the send
@@ -144,6 +145,26 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
     expect(await q(`SELECT status, tx_hash <> $2 AS anew FROM $S.payments WHERE reference = $1`, [p.reference, tx])).toEqual([{ status: "settled", anew: true }]);
   }
 
+  /**
+   * `p`'s payment presented to an instance that dies (SIGKILL, failpoint before_service_fee)
+   * once its settlement transaction was mined reverted for a reason of ours, before that
+   * fee was recorded: the row it leaves names the transaction, and no fee is recorded.
+   */
+  async function diesBeforeRecording(p: Awaited<ReturnType<typeof payer>>) {
+    const dying = await startService({ env: { ...fx.sim.env, UPSTREAM_MODE: "live", ...env(), ECHO_FAILPOINTS: "before_service_fee" } });
+    let mined: { tx: Hex; fee: bigint };
+    try {
+      mined = await presentRevertingOurs(p.header, dying.url);
+      await new Promise<void>((r) => (dying.child.exitCode !== null || dying.child.signalCode !== null ? r() : dying.child.once("exit", () => r())));
+      expect(dying.child.signalCode).toBe("SIGKILL");
+    } finally {
+      await dying.stop();
+    }
+    expect(await q(`SELECT status, tx_hash FROM $S.payments WHERE reference = $1`, [p.reference])).toEqual([{ status: "sent", tx_hash: mined.tx }]);
+    expect(await q(`SELECT 1 FROM $S.service_fees WHERE "transaction" = $1`, [mined.tx])).toEqual([]);
+    return mined;
+  }
+
   /** What the payer's failed payments count against its fee budget (the query payerFailedFees makes, without its window's clean cache). */
   const payerSpent = async (network: string, address: string) =>
     BigInt(
@@ -239,20 +260,7 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
     const p = await payer();
     const network = p.req.network;
     const before = await fees(network);
-    const dying = await startService({ env: { ...fx.sim.env, UPSTREAM_MODE: "live", ...env(), ECHO_FAILPOINTS: "before_service_fee" } });
-    let tx: Hex;
-    let fee: bigint;
-    try {
-      ({ tx, fee } = await presentRevertingOurs(p.header, dying.url));
-      await new Promise<void>((r) => (dying.child.exitCode !== null || dying.child.signalCode !== null ? r() : dying.child.once("exit", () => r())));
-      expect(dying.child.signalCode).toBe("SIGKILL");
-    } finally {
-      await dying.stop();
-    }
-    // What the dead attempt left: the row names its transaction, and no fee was recorded.
-    expect(await q(`SELECT status, tx_hash FROM $S.payments WHERE reference = $1`, [p.reference])).toEqual([{ status: "sent", tx_hash: tx }]);
-    expect(await q(`SELECT 1 FROM $S.service_fees WHERE "transaction" = $1`, [tx])).toEqual([]);
-
+    const { tx, fee } = await diesBeforeRecording(p);
     await new Promise((r) => setTimeout(r, LEASE_SECONDS * 1000 + 500));
     await settlesAnew(p, tx);
     expect(await q(`SELECT "transaction", fee_native::text AS fee FROM $S.service_fees WHERE "transaction" = $1`, [tx])).toEqual([{ transaction: tx, fee: fee.toString() }]);
@@ -265,5 +273,32 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
     // Presented once more: its answer again, nothing recorded twice.
     expect((await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": p.header } })).status).toBe(200);
     expect((await fees(network)).ours).toEqual(after.ours);
+  });
+
+  it("the same death, and the payment is never presented again: once it has expired, a recovery pass marks it expired and records that transaction as the service's own fee, once", async () => {
+    const p = await payer();
+    const network = p.req.network;
+    // The surviving instance makes recovery passes once it has been presented a payment (any: this one's payer holds nothing).
+    const unfunded = await signAuthorization(privateKeyToAccount(generatePrivateKey()), { to: p.req.payTo as Address, value: BigInt(p.req.amount) });
+    expect((await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": v2Header(p.req, unfunded) } })).status).toBe(402);
+    const before = await fees(network);
+    const { tx, fee } = await diesBeforeRecording(p);
+    // Its authorization's time runs out (the row's copy of validBefore, moved back: the
+    // recovery pass judges expiry from the row, with a minute's margin for block times).
+    await q(`UPDATE $S.payments SET expires_at = now() - interval '5 minutes' WHERE reference = $1`, [p.reference]);
+    // The next pass of the surviving instance (every 10 s) claims it once the dead holder's lease ran out.
+    let rows: Array<{ status: string }> = [];
+    for (let i = 0; i < 60 && rows[0]?.status !== "expired"; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      rows = await q<{ status: string }>(`SELECT status FROM $S.payments WHERE reference = $1`, [p.reference]);
+    }
+    expect(rows).toEqual([{ status: "expired" }]);
+    expect(await q(`SELECT "transaction", fee_native::text AS fee, reason FROM $S.service_fees WHERE "transaction" = $1`, [tx])).toEqual([{ transaction: tx, fee: fee.toString(), reason: "expired_unpaid" }]);
+    expect(await payerSpent(network, p.account.address)).toBe(0n);
+    const after = await fees(network);
+    expect(after.ours.transactions - before.ours.transactions).toBe(1);
+    expect(BigInt(after.ours.fee) - BigInt(before.ours.fee)).toBe(fee);
+    expect(after.failed_transactions - before.failed_transactions).toBe(1);
+    expect(await chain.usdcBalance(p.account.address)).toBe(1_000_000n);
   });
 });
