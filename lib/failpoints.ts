@@ -9,11 +9,13 @@
  * Points: after_lock (a payment locked and verified, nothing sent), after_broadcast (its
  * transaction accepted by the node, not included), after_inclusion (included, not
  * recorded), after_record (recorded with its answer, not sent), before_response (HTTP:
- * the response built, not written).
+ * the response built, not written), before_service_fee (a settlement transaction mined
+ * and failed for a reason of ours, its fee not yet recorded as the service's own and the
+ * payment not yet released).
  */
 import { processState } from "@/lib/process-state";
 
-export type Failpoint = "after_lock" | "after_broadcast" | "after_inclusion" | "after_record" | "before_response";
+export type Failpoint = "after_lock" | "after_broadcast" | "after_inclusion" | "after_record" | "before_response" | "before_service_fee";
 
 interface Armed {
   /** Point → hits left before it fires. */

@@ -95,22 +95,28 @@ export type ServiceFeeReason = "nonce_gap_filler" | string;
  * then failed for a reason on our side (its payment is released, so its row keeps no fee).
  * Counted in /metrics as a failed settlement's fee and in the ledger report with them
  * (`failed`, and apart as `ours`), never against a payer's budget. A transaction is
- * recorded once, whichever instance learns its fee; a write that fails is logged and never
- * fails the call that paid it.
+ * recorded and counted once, whichever instance learns its fee (a transaction recorded
+ * before is neither written nor counted again); a write that fails is logged (and counted
+ * in /metrics all the same) and never fails the call that paid it.
  */
 export async function recordServiceFee(f: { network: string; reason: ServiceFeeReason; fee: bigint; transaction?: string | null; paymentId?: string | null }): Promise<void> {
-  countFee(f.network, "failed", f.fee);
-  log.warn("payment.service_fee", { network: f.network, reason: f.reason, fee: f.fee.toString(), transaction: f.transaction ?? null, paymentId: f.paymentId ?? null });
+  const fields = { network: f.network, reason: f.reason, fee: f.fee.toString(), transaction: f.transaction ?? null, paymentId: f.paymentId ?? null };
+  let recorded = true;
   try {
     const h = await getDbHandle();
-    await h.query(
+    const rows = await h.query<{ id: string }>(
       `INSERT INTO service_fees (id, network, reason, "transaction", fee_native, payment_id) VALUES ($1, $2, $3, $4, $5::bigint, $6)
-       ON CONFLICT ("transaction") DO NOTHING`,
+       ON CONFLICT ("transaction") DO NOTHING RETURNING id`,
       [randomUUID(), f.network, f.reason.slice(0, 100), f.transaction ?? null, f.fee.toString(), f.paymentId ?? null],
     );
+    // Recorded before (another instance, or an earlier attempt of this payment): counted then.
+    recorded = rows.length > 0;
   } catch (err) {
-    log.error("payment.service_fee_unrecorded", { network: f.network, reason: f.reason, fee: f.fee.toString(), transaction: f.transaction ?? null, message: (err as Error).message });
+    log.error("payment.service_fee_unrecorded", { ...fields, message: (err as Error).message });
   }
+  if (!recorded) return;
+  countFee(f.network, "failed", f.fee);
+  log.warn("payment.service_fee", fields);
 }
 
 /** Whether transaction `tx`'s fee is recorded as the service's own (service_fees). */

@@ -8,7 +8,10 @@
  * - transferred → "landed": the payer was charged and has no answer yet; the same payment
  *   presented again (any instance) is taken over and answered, charged once;
  * - void (used elsewhere, cancelled, failed on chain) → "failed";
- * - never transferred and no longer usable → "expired": nothing was charged, for good;
+ * - never transferred and no longer usable → "expired": nothing was charged, for good; a
+ *   transaction the row names that was mined all the same (without a transfer: its sender
+ *   died before recording what it cost) is recorded as the service's own fee
+ *   (lib/payments/fees.ts, reason `expired_unpaid`), once: nobody will learn it otherwise;
  * - never transferred and still usable, or no clear answer → left as it is, for the
  *   payer's next presentation or a later pass.
  *
@@ -25,6 +28,7 @@ import { log } from "@/lib/log";
 import { peekProcessState, processState } from "@/lib/process-state";
 import { leaseHolder, leaseSeconds } from "@/lib/payments/leases";
 import { paymentMethods } from "@/lib/payments/methods/registry";
+import { recordServiceFee } from "@/lib/payments/fees";
 import type { PaymentMethod, RowOutcome } from "@/lib/payments/methods/types";
 
 /** How long an "unknown" row is left to its payer's next presentation before a pass asks the chain. */
@@ -97,6 +101,10 @@ async function resolveRow(r: Row): Promise<Resolution> {
     [r.id, recoveryHolder(), verdict, tx, error, r.status],
   );
   if (!done.length) return { ...base, now: "unchanged", detail: "taken over meanwhile by a presentation of the payment" };
+  if (verdict === "expired" && r.tx_hash && m?.minedFee) {
+    const fee = await m.minedFee(r.tx_hash).catch(() => null);
+    if (fee !== null) await recordServiceFee({ network: r.network, reason: "expired_unpaid", fee, transaction: r.tx_hash, paymentId: r.id });
+  }
   const detail = verdict === "landed" ? `transferred${tx ? ` (transaction ${tx})` : ""}, not answered yet: answered when presented again` : error!;
   log[verdict === "landed" ? "warn" : "info"]("payment.reconciled", { paymentId: r.id, network: r.network, was: r.status, now: verdict, transaction: tx });
   return { ...base, now: verdict, detail };

@@ -8,7 +8,10 @@
  * higher nonce first, the lower one only once the higher one was answered, as when two
  * settlements race on the wire; "hold-send": the next send waits until `release()`, then
  * goes on to the node even if its sender gave up meanwhile, as a request stuck in a
- * network would; `hold()` arms it and resolves with the held send's nonce), and
+ * network would; `hold()` arms it and resolves with the held send's nonce; `release(then)`
+ * lets it go and, once the node answered it, runs `then` before that answer goes back to
+ * the sender: the test changes the chain between the transaction's execution and
+ * anything the service reads after it), and
  * `refuseBatches` answers batches like providers that do not take them. `sentNonces`
  * lists the nonce of every send in arrival order, `loseNextAnswer` loses the next send's
  * answer after forwarding it (with "hold-send": held, then mined, its answer lost), `gapRefusals` counts the node's "nonce
@@ -33,7 +36,7 @@ function sentNonce(body: string): number {
 export async function rpcProxy(target: string) {
   const state = { fault: "none" as Fault, sends: 0, sentNonces: [] as number[], refuseBatches: false, refusedBatches: 0, down: false, gapRefusals: 0, nonceRefusals: 0, loseNextAnswer: false };
   /** The send held by "hold-send": its nonce, and how to let it go. */
-  let holding: { nonce: Promise<number>; seen: (n: number) => void; go: () => void; turn: Promise<void> } | null = null;
+  let holding: { nonce: Promise<number>; seen: (n: number) => void; go: () => void; turn: Promise<void>; after?: () => Promise<void> } | null = null;
   const armHold = () => {
     let seen = (_n: number) => {};
     let go = () => {};
@@ -60,6 +63,8 @@ export async function rpcProxy(target: string) {
     const lose = isSend && state.loseNextAnswer;
     if (lose) state.loseNextAnswer = false;
     let answered = () => {};
+    /** The held send's `then` (see release), run once the node answered it. */
+    let afterAnswer: (() => Promise<void>) | undefined;
     if (isSend) {
       state.sends++;
       state.sentNonces.push(sentNonce(body));
@@ -89,6 +94,7 @@ export async function rpcProxy(target: string) {
         const h = holding!;
         h.seen(sentNonce(body));
         await h.turn;
+        afterAnswer = h.after;
       } else state.fault = "none";
       fault = fault === "reorder-sends" || fault === "hold-send" ? "none" : fault;
     }
@@ -98,6 +104,7 @@ export async function rpcProxy(target: string) {
     if (/nonce too high/i.test(text)) state.gapRefusals++;
     if (isSend && /nonce too low|underpriced|already known|known transaction/i.test(text)) state.nonceRefusals++;
     answered();
+    await afterAnswer?.();
     if (fault === "hang-after-send" || lose) return "silent"; // forwarded (and mined), answer lost
     return { status: upstream.status, text };
   };
@@ -134,8 +141,9 @@ export async function rpcProxy(target: string) {
       state.fault = "hold-send";
       return holding!.nonce;
     },
-    /** Lets the held send go on to the node. */
-    release: () => {
+    /** Lets the held send go on to the node; `then` runs once the node answered it, before the answer goes back. */
+    release: (then?: () => Promise<void>) => {
+      if (holding && then) holding.after = then;
       holding?.go();
       holding = null;
     },

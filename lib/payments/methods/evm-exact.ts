@@ -134,6 +134,7 @@ export function evmExactMethod(): PaymentMethod {
     authorize,
     outcome: evmAuthorizationOutcome,
     rowOutcome,
+    minedFee: (tx) => (inProcess() ? evmTransactionFee(tx) : Promise.resolve(null)),
     discoveryOffer: (priceUsd) => ({
       intent: "charge",
       method: "evm",

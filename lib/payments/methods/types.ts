@@ -91,6 +91,13 @@ export interface PaymentMethod {
    * clear answer or the row does not say enough.
    */
   rowOutcome?(row: LedgerRow): Promise<RowOutcome | null>;
+  /**
+   * What transaction `tx` cost the service's own key (native base units), read from the
+   * chain: null when it was not mined, or the key that sends is not this service's (a
+   * remote facilitator). Asked by the recovery pass for a payment found expired unused
+   * whose row names a transaction (lib/payments/recovery.ts).
+   */
+  minedFee?(tx: string): Promise<bigint | null>;
   /** Reads a payment's outcome on chain, for recovery after an unknown settlement (networks that can tell). */
   outcome?(payload: PaymentPayload, req: PaymentRequirements): Promise<PaymentOutcome>;
   /** The spec 2.3 offer entry for a price (discovery); null for methods outside `accepts[]`. */

@@ -55,10 +55,13 @@ export type OurSettlementReason = "rpc_unreachable" | "nonce_unavailable" | "non
  * The settlement transaction was definitely not sent (or sent and refused for a reason of
  * ours): nothing moved. `fee`: what transactions of ours mined meanwhile cost the key (a
  * transfer that reverted for a reason of ours, a wallet deployment), counted as a failed
- * settlement's fee, never against the payer.
+ * settlement's fee, never against the payer. `transaction`: the one mined transaction that
+ * fee is, when it is one (a transfer that reverted for a reason of ours): the service's
+ * own fee is recorded under it, so whoever takes the payment over knows it is ours.
  */
 export class NotSentError extends Error {
   fee?: bigint;
+  transaction?: string;
   constructor(
     message: string,
     readonly reason: OurSettlementReason,
@@ -293,7 +296,7 @@ export async function confirmSubmitted(chain: LocalChain, payload: PaymentPayloa
   }
   const fee = receiptFee(receipt);
   if (receipt.status !== "success") {
-    await blamePayer(chain, call, "transaction_reverted", `settlement transaction ${tx} reverted`, fee);
+    await blamePayer(chain, call, "transaction_reverted", `settlement transaction ${tx} reverted`, fee, tx);
     return { ...base, success: false, transaction: tx, errorReason: "invalid_exact_evm_transaction_failed", fee };
   }
   if (!transferred(receipt.logs, asset, a)) return { ...base, success: false, transaction: tx, errorReason: "invalid_exact_evm_transfer_event_mismatch", fee };
@@ -306,11 +309,12 @@ export async function confirmSubmitted(chain: LocalChain, payload: PaymentPayloa
  * key's funds, the node), so NotSentError is thrown and the payer keeps the authorization.
  * Returns when the payment itself fails (funds moved away, authorization used or expired).
  */
-async function blamePayer(chain: LocalChain, call: Parameters<LocalChain["simulate"]>[0], reason: OurSettlementReason, message: string, fee?: bigint): Promise<void> {
+async function blamePayer(chain: LocalChain, call: Parameters<LocalChain["simulate"]>[0], reason: OurSettlementReason, message: string, fee?: bigint, tx?: Hex): Promise<void> {
   const ok = await chain.simulate(call).catch(() => null);
   if (ok === false) return;
   const err = new NotSentError(`the settlement failed on the service's side (${message})`, ok === null ? "rpc_unreachable" : reason);
   err.fee = fee;
+  if (tx) err.transaction = tx;
   throw err;
 }
 

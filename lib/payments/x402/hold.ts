@@ -304,7 +304,7 @@ async function holdLocked(
   failpoint("after_lock");
   if (mode === "optimistic") return grant(o, lock, () => broadcastWithFacilitator(o.payload, o.req, ahead), ahead);
   const known = lock.reclaimed?.txHash;
-  if (known && o.txState && o.confirm) return grant(o, lock, () => settleTakenOver(o, known));
+  if (known && o.txState && o.confirm) return grant(o, lock, () => settleTakenOver(o, lock, known));
   return grant(o, lock, () => o.settle(o.payload, o.req));
 }
 
@@ -362,12 +362,20 @@ async function stillHeld(o: HoldInput, tx: string): Promise<boolean> {
  * authorization still unused, as verification just showed): waits for that transaction
  * while the node holds it, and sends anew only when the node dropped it or it reverted,
  * so a crash never makes the key pay for a second transaction that must fail.
+ *
+ * A `tx` already included did not transfer (the authorization is unused) while the payment
+ * still goes through: it failed for a reason of ours, and its fee is the service's own. The
+ * attempt that sent it records that before releasing the payment, unless it died first:
+ * recorded here then (once per transaction, see recordServiceFee).
  */
-async function settleTakenOver(o: HoldInput, tx: string): Promise<CheckedSettle> {
+async function settleTakenOver(o: HoldInput, lock: PaymentLock, tx: string): Promise<CheckedSettle> {
   const state = await o.txState!(tx).catch(() => "pending" as const);
   if (state === "pending") {
     const s = await o.confirm!(o.payload, o.req, tx);
     if (s.success) return s;
+  } else if (state === "included" && o.minedFee) {
+    const fee = await o.minedFee(tx).catch(() => null);
+    if (fee !== null) await recordServiceFee({ network: o.req.network, reason: "taken_over_unpaid", fee, transaction: tx, paymentId: lock.id });
   }
   return o.settle(o.payload, o.req);
 }
@@ -480,11 +488,17 @@ async function settleHeld(
   if (ahead) early.attach(ahead);
   /** Nothing moved and the payment is fine: the row is dropped (or, taken over, left claimable) and the authorization stays usable. */
   const defer = async (err: NotSentError, tx: string | null = null): Promise<never> => {
-    await releaseLock(lock).catch((e: unknown) => log.error("payment.release_failed", { paymentId: lock.id, message: (e as Error).message }));
     // Transactions of ours mined meanwhile (reverted for a reason of ours, a wallet
     // deployment) cost the key: recorded as the service's own fees (the ledger report's
     // `ours`, /metrics' failed), not the payer's: its payment row is gone with the lock.
-    if (err.fee !== undefined && o.fee) await recordServiceFee({ network: o.req.network, reason: err.reason, fee: err.fee, transaction: tx, paymentId: lock.id });
+    // Recorded under the transaction (the answer's, or the one the error names) and before
+    // the lock is released: a payment taken over (its row left claimable with that
+    // transaction) then finds the fee is ours and never charges it to the payer (endUnpaid).
+    if (err.fee !== undefined && o.fee) {
+      failpoint("before_service_fee");
+      await recordServiceFee({ network: o.req.network, reason: err.reason, fee: err.fee, transaction: tx ?? err.transaction ?? null, paymentId: lock.id });
+    }
+    await releaseLock(lock).catch((e: unknown) => log.error("payment.release_failed", { paymentId: lock.id, message: (e as Error).message }));
     log.warn("payment.settle_deferred", { paymentId: lock.id, network: o.req.network, reason: err.reason, message: err.message, ...(err.fee !== undefined ? { fee: err.fee.toString() } : {}) });
     throw deferred(lock.id, err);
   };
