@@ -133,6 +133,17 @@ async function openPostgres(url: string): Promise<DbHandle> {
   };
 }
 
+/**
+ * PostgreSQL settings of the in-memory database (DATA_DIR=memory). Each new WAL segment
+ * (16 MB) is written as zeros by default, 8 KB at a time: in memory every write past the
+ * file's end copies the whole file into a larger buffer, so creating a segment stopped the
+ * process for about 200 ms every 16 MB of writes (key calls at 50 connections: slowest
+ * statement 199 ms; with this setting 27 ms). Without the zeros the segment is sized by
+ * one write at its end: memory is zeroed anyway, and a full disk (what the zeros guard
+ * against) is not a case here. A folder on disk keeps PostgreSQL's default.
+ */
+const MEMORY_CONF = ["wal_init_zero = off"];
+
 async function openPglite(dataDir: string): Promise<DbHandle> {
   const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import("@electric-sql/pglite"), import("pglite-prisma-adapter")]);
   let location = "memory://";
@@ -155,7 +166,7 @@ async function openPglite(dataDir: string): Promise<DbHandle> {
     // call retries), released when the database is closed or the process exits.
     lock = lockDataDir(dataDir);
   }
-  const pg = new PGlite(location);
+  const pg = new PGlite(location, location === "memory://" ? { postgresqlconf: MEMORY_CONF } : {});
   await pg.waitReady;
   const runner: SqlRunner = {
     exec: async (sql) => {
