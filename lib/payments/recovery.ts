@@ -93,6 +93,21 @@ async function resolveRow(r: Row): Promise<Resolution> {
     await h.query(`UPDATE payments SET lease_until = now() WHERE id = $1 AND holder = $2 AND status = $3`, [r.id, recoveryHolder(), r.status]);
     return { ...base, now: "unchanged", detail: !m ? "no payment method for its network on this instance" : outcome ? `never transferred, still usable until it expires` : "the chain gave no clear answer" };
   }
+  if (verdict === "expired" && r.tx_hash && m?.minedFee) {
+    // The fee goes in before the verdict: a pass that dies between the two leaves the row to
+    // the next pass, which records it again (once: by transaction); the other order could
+    // leave the row expired and its fee never recorded. A chain that cannot say whether the
+    // transaction was mined leaves the row as it is, for a later pass.
+    let fee: bigint | null;
+    try {
+      fee = await m.minedFee(r.tx_hash);
+    } catch (err) {
+      log.warn("payment.reconcile_unreadable", { paymentId: r.id, network: r.network, message: (err as Error).message });
+      await h.query(`UPDATE payments SET lease_until = now() WHERE id = $1 AND holder = $2 AND status = $3`, [r.id, recoveryHolder(), r.status]);
+      return { ...base, now: "unchanged", detail: "the chain gave no clear answer about its transaction's fee" };
+    }
+    if (fee !== null) await recordServiceFee({ network: r.network, reason: "expired_unpaid", fee, transaction: r.tx_hash, paymentId: r.id });
+  }
   const tx = outcome?.kind === "transferred" ? (outcome.transaction ?? r.tx_hash) : r.tx_hash;
   const error = verdict === "landed" ? null : verdict === "failed" ? "used elsewhere, cancelled or failed on chain (reconciled)" : "expired unused (reconciled)";
   const done = await h.query<{ id: string }>(
@@ -101,10 +116,6 @@ async function resolveRow(r: Row): Promise<Resolution> {
     [r.id, recoveryHolder(), verdict, tx, error, r.status],
   );
   if (!done.length) return { ...base, now: "unchanged", detail: "taken over meanwhile by a presentation of the payment" };
-  if (verdict === "expired" && r.tx_hash && m?.minedFee) {
-    const fee = await m.minedFee(r.tx_hash).catch(() => null);
-    if (fee !== null) await recordServiceFee({ network: r.network, reason: "expired_unpaid", fee, transaction: r.tx_hash, paymentId: r.id });
-  }
   const detail = verdict === "landed" ? `transferred${tx ? ` (transaction ${tx})` : ""}, not answered yet: answered when presented again` : error!;
   log[verdict === "landed" ? "warn" : "info"]("payment.reconciled", { paymentId: r.id, network: r.network, was: r.status, now: verdict, transaction: tx });
   return { ...base, now: verdict, detail };

@@ -12,7 +12,7 @@
  * the payment were bad; what the chain did during the call is recorded (./chain-call.ts)
  * so such answers become ours (503) and the authorization stays usable.
  */
-import { createPublicClient, createWalletClient, hexToBytes, http, publicActions, webSocket, type Hex, type PublicClient, type Transport } from "viem";
+import { createPublicClient, createWalletClient, hexToBytes, http, publicActions, TransactionReceiptNotFoundError, webSocket, type Hex, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { FacilitatorClient } from "@x402/core/server";
 import { x402Facilitator } from "@x402/core/facilitator";
@@ -487,11 +487,21 @@ export async function evmTokenBalance(asset: string, owner: string): Promise<big
 
 /** What transaction `tx` cost the key (wei, from its receipt); null when the node does not say. */
 export async function evmTransactionFee(tx: string): Promise<bigint | null> {
+  return evmMinedFee(tx).catch(() => null);
+}
+
+/**
+ * What transaction `tx` cost the key, from its receipt: null when the node has no receipt
+ * for it (not mined); throws when the node does not answer, so a caller that must not
+ * take silence for "not mined" (the recovery pass) can tell the two apart.
+ */
+export async function evmMinedFee(tx: string): Promise<bigint | null> {
   try {
     const r = await reader().getTransactionReceipt({ hash: tx as Hex });
     return r.gasUsed * r.effectiveGasPrice;
-  } catch {
-    return null;
+  } catch (err) {
+    if (err instanceof TransactionReceiptNotFoundError) return null;
+    throw err;
   }
 }
 
