@@ -26,6 +26,12 @@ export const BOTH_LANES = [
 export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
+    // Two test files at a time. Vitest's default is one worker fewer than the cores, which
+    // on the 2-core machines CI runs on is one file at a time; the integration files spend
+    // most of their time waiting (service start-up, block intervals, outages being waited
+    // out), and each isolates its state (own port, PostgreSQL schema, Redis key prefix,
+    // chain, PostgreSQL cluster for outages), so two overlap without sharing anything.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
