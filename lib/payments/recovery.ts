@@ -7,7 +7,9 @@
  *
  * - transferred → "landed": the payer was charged and has no answer yet; the same payment
  *   presented again (any instance) is taken over and answered, charged once;
- * - void (used elsewhere, cancelled, failed on chain) → "failed";
+ * - void (used elsewhere, cancelled, failed on chain) → "failed"; a transaction the row
+ *   names that was mined without a transfer is recorded as the service's own fee (reason
+ *   `void_unpaid`: whether it failed for the payer's doing or ours died with its sender);
  * - never transferred and no longer usable → "expired": nothing was charged, for good; a
  *   transaction the row names that was mined all the same (without a transfer: its sender
  *   died before recording what it cost) is recorded as the service's own fee
@@ -93,11 +95,14 @@ async function resolveRow(r: Row): Promise<Resolution> {
     await h.query(`UPDATE payments SET lease_until = now() WHERE id = $1 AND holder = $2 AND status = $3`, [r.id, recoveryHolder(), r.status]);
     return { ...base, now: "unchanged", detail: !m ? "no payment method for its network on this instance" : outcome ? `never transferred, still usable until it expires` : "the chain gave no clear answer" };
   }
-  if (verdict === "expired" && r.tx_hash && m?.minedFee) {
+  if ((verdict === "expired" || verdict === "failed") && r.tx_hash && m?.minedFee) {
     // The fee goes in before the verdict: a pass that dies between the two leaves the row to
     // the next pass, which records it again (once: by transaction); the other order could
-    // leave the row expired and its fee never recorded. A chain that cannot say whether the
-    // transaction was mined leaves the row as it is, for a later pass.
+    // leave the row final and its fee never recorded. A chain that cannot say whether the
+    // transaction was mined leaves the row as it is, for a later pass. A void payment's
+    // transaction (the authorization used elsewhere or cancelled) may have failed for the
+    // payer's doing or for ours: the instance that knew died with it, so the fee is ours
+    // (`void_unpaid`), never the payer's.
     let fee: bigint | null;
     try {
       fee = await m.minedFee(r.tx_hash);
@@ -106,7 +111,7 @@ async function resolveRow(r: Row): Promise<Resolution> {
       await h.query(`UPDATE payments SET lease_until = now() WHERE id = $1 AND holder = $2 AND status = $3`, [r.id, recoveryHolder(), r.status]);
       return { ...base, now: "unchanged", detail: "the chain gave no clear answer about its transaction's fee" };
     }
-    if (fee !== null) await recordServiceFee({ network: r.network, reason: "expired_unpaid", fee, transaction: r.tx_hash, paymentId: r.id });
+    if (fee !== null) await recordServiceFee({ network: r.network, reason: verdict === "expired" ? "expired_unpaid" : "void_unpaid", fee, transaction: r.tx_hash, paymentId: r.id });
   }
   const tx = outcome?.kind === "transferred" ? (outcome.transaction ?? r.tx_hash) : r.tx_hash;
   const error = verdict === "landed" ? null : verdict === "failed" ? "used elsewhere, cancelled or failed on chain (reconciled)" : "expired unused (reconciled)";

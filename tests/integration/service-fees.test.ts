@@ -17,7 +17,9 @@
  *   mined, before the fee was recorded: the payment presented again (another instance,
  *   once the lease ran out) is taken over and settles, and the dead attempt's transaction
  *   is recorded as the service's own fee then, once; never presented again, the payment
- *   expires and a recovery pass records it (reason expired_unpaid), once.
+ *   expires and a recovery pass records it (reason expired_unpaid), once; voided by its
+ *   payer instead (the nonce spent elsewhere), the pass records it as ours too (reason
+ *   void_unpaid: why it failed died with the instance), never against the payer's budget.
  *
  * How the transaction reverts for a reason of ours: the JSON-RPC proxy holds the
  * settlement's send, the test swaps the token's code for one that reverts, lets the send
@@ -27,7 +29,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { createWalletClient, http, parseAbi, publicActions, type Address, type Hex } from "viem";
+import { createWalletClient, http, parseAbi, parseSignature, publicActions, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { BASE_USDC, localBase, startChain, type Chain } from "../helpers/chain";
 import { startFixture, type Fixture } from "../helpers/fixture";
@@ -294,6 +296,44 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
     }
     expect(rows).toEqual([{ status: "expired" }]);
     expect(await q(`SELECT "transaction", fee_native::text AS fee, reason FROM $S.service_fees WHERE "transaction" = $1`, [tx])).toEqual([{ transaction: tx, fee: fee.toString(), reason: "expired_unpaid" }]);
+    expect(await payerSpent(network, p.account.address)).toBe(0n);
+    const after = await fees(network);
+    expect(after.ours.transactions - before.ours.transactions).toBe(1);
+    expect(BigInt(after.ours.fee) - BigInt(before.ours.fee)).toBe(fee);
+    expect(after.failed_transactions - before.failed_transactions).toBe(1);
+    expect(await chain.usdcBalance(p.account.address)).toBe(1_000_000n);
+  });
+
+  it("the same death, then the payer spends the authorization's nonce elsewhere: a recovery pass marks the payment failed and records that transaction as the service's own fee (void_unpaid), once, never against the payer's budget", async () => {
+    const p = await payer();
+    const network = p.req.network;
+    // The surviving instance makes recovery passes once it has been presented a payment (any: this one's payer holds nothing).
+    const unfunded = await signAuthorization(privateKeyToAccount(generatePrivateKey()), { to: p.req.payTo as Address, value: BigInt(p.req.amount) });
+    expect((await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": v2Header(p.req, unfunded) } })).status).toBe(402);
+    const before = await fees(network);
+    const { tx, fee } = await diesBeforeRecording(p);
+    // The payer spends the nonce it signed for us on a transfer of nothing to itself: the payment is void.
+    const own = await signAuthorization(p.account, { to: p.account.address, value: 0n, nonce: p.signed.authorization.nonce as Hex });
+    const sig = parseSignature(own.signature as Hex);
+    const wallet = createWalletClient({ account: p.account, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) }).extend(publicActions);
+    const a = own.authorization;
+    const spent = await wallet.writeContract({
+      address: BASE_USDC,
+      abi: parseAbi(["function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)"]),
+      functionName: "transferWithAuthorization",
+      args: [a.from as Address, a.to as Address, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce as Hex, Number(sig.v ?? 27n + BigInt(sig.yParity)), sig.r, sig.s],
+      gas: 200_000n,
+    });
+    expect((await wallet.waitForTransactionReceipt({ hash: spent })).status).toBe("success");
+    // The next pass of the surviving instance (every 10 s) claims it once the dead holder's lease ran out.
+    let rows: Array<{ status: string; fee_native: string | null }> = [];
+    for (let i = 0; i < 60 && rows[0]?.status !== "failed"; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      rows = await q<{ status: string; fee_native: string | null }>(`SELECT status, fee_native FROM $S.payments WHERE reference = $1`, [p.reference]);
+    }
+    // Failed, without the fee on the payment (it is not the payer's), the fee recorded as ours.
+    expect(rows).toEqual([{ status: "failed", fee_native: null }]);
+    expect(await q(`SELECT "transaction", fee_native::text AS fee, reason FROM $S.service_fees WHERE "transaction" = $1`, [tx])).toEqual([{ transaction: tx, fee: fee.toString(), reason: "void_unpaid" }]);
     expect(await payerSpent(network, p.account.address)).toBe(0n);
     const after = await fees(network);
     expect(after.ours.transactions - before.ours.transactions).toBe(1);
