@@ -11,7 +11,10 @@
  * - a payer with funds is not refused for paying several calls at once;
  * - the gas bound (X402_MAX_GAS_SHARE) covers contract wallets (ERC-1271, and ERC-6492
  *   whose settlement deploys the wallet first, its deployment's gas included), and the gas
- *   of every transaction such a settlement mined is recorded.
+ *   of every transaction such a settlement mined is recorded;
+ * - an instance SIGKILLed with a payer's payment locked (nothing sent): its row holds the
+ *   payer's funds for its lease (the payer's next payment refused elsewhere, nothing sent),
+ *   then no longer; presented again once the funds are spent, refused with nothing sent.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -33,6 +36,7 @@ describe.skipIf(!up)("a payer cannot make the service pay fees for settlements t
   let chain: Chain;
   let a: Service;
   let b: Service;
+  let sharedEnv: Record<string, string>;
   const key = () => chain.accounts[0]!.address;
 
   beforeAll(async () => {
@@ -54,6 +58,7 @@ describe.skipIf(!up)("a payer cannot make the service pay fees for settlements t
       X402_OPTIMISTIC_PAYER_CAP_USD: "0.1",
       X402_EIP6492_FACTORIES: WALLET_FACTORY,
     };
+    sharedEnv = env;
     [a, b] = await Promise.all([startService({ env, timeoutMs: 240_000 }), startService({ env, timeoutMs: 240_000 })]);
   }, 300_000);
   afterAll(async () => {
@@ -285,5 +290,44 @@ describe.skipIf(!up)("a payer cannot make the service pay fees for settlements t
     } finally {
       await chain.setIntervalMining(0);
     }
+  });
+
+  it("an instance SIGKILLed holding a payer's payment (locked and verified, nothing sent): the payer's next payment is refused on the other instance while that lease holds, with nothing sent, and served once it ran out; the dead one, presented again, is refused with nothing sent: one transaction in total", async () => {
+    await chain.setIntervalMining(0);
+    const payer = await payerWith(10_000n);
+    const req = await requirement("/v1/fng");
+    const [first, second] = await Promise.all([0, 1].map(async () => v2Header(req, await signAuthorization(payer, { to: req.payTo as Address, value: BigInt(req.amount) }))));
+    const nonceBefore = await chain.publicClient.getTransactionCount({ address: key(), blockTag: "latest" });
+    const dying = await startService({ env: { ...sharedEnv, ECHO_FAILPOINTS: "after_lock", PAYMENT_LEASE_SECONDS: "3" }, timeoutMs: 240_000 });
+    let refused: Response;
+    try {
+      // Dies after the lock and the verification, before anything is sent: the row holds the payer's funds for its lease.
+      expect(await fetch(`${dying.url}/v1/fng`, { headers: { "PAYMENT-SIGNATURE": first! } }).then(() => "answered", () => "no answer")).toBe("no answer");
+      // Within that lease (3 s from the lock) the payer's funds cover the dead one's payment, not a second.
+      refused = await fetch(`${a.url}/v1/fng`, { headers: { "PAYMENT-SIGNATURE": second! } });
+      await new Promise<void>((r) => (dying.child.exitCode !== null || dying.child.signalCode !== null ? r() : dying.child.once("exit", () => r())));
+      expect(dying.child.signalCode).toBe("SIGKILL");
+    } finally {
+      await dying.stop();
+    }
+    expect(refused.status).toBe(402);
+    expect(await refused.json()).toMatchObject({ code: "payment_invalid", reason: "funds_in_flight" });
+    // Once the lease ran out, the dead one no longer counts: served. (A recovery pass may hold
+    // the row for the moment it reads the chain; a refusal then says the same, and the retry is what a client does.)
+    await new Promise((r) => setTimeout(r, 3500));
+    let served: { status: number; body: { code?: string; reason?: string } } = { status: 0, body: {} };
+    for (let i = 0; i < 10; i++) {
+      const r = await fetch(`${a.url}/v1/fng`, { headers: { "PAYMENT-SIGNATURE": second! } });
+      served = { status: r.status, body: await r.json() };
+      if (served.status !== 402 || served.body.reason !== "funds_in_flight") break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(served.status, JSON.stringify(served.body)).toBe(200);
+    // The dead one presented again: taken over, its payer's funds gone, refused with nothing sent.
+    const again = await fetch(`${b.url}/v1/fng`, { headers: { "PAYMENT-SIGNATURE": first! } });
+    expect(again.status).toBe(402);
+    expect((await again.json()).code).toBe("payment_invalid");
+    expect(await keyTransactionsSince(nonceBefore)).toBe(1);
+    expect(await chain.usdcBalance(payer.address)).toBe(0n);
   });
 });
