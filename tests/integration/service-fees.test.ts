@@ -167,6 +167,33 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
     return mined;
   }
 
+  /** Makes the surviving instance start its recovery passes: it does once it has been presented a payment (any: this one's payer holds nothing). */
+  async function startPasses(req: Requirement) {
+    const unfunded = await signAuthorization(privateKeyToAccount(generatePrivateKey()), { to: req.payTo as Address, value: BigInt(req.amount) });
+    expect((await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": v2Header(req, unfunded) } })).status).toBe(402);
+  }
+
+  /** `reference`'s row once it is `status`: the surviving instance's next pass (every 10 s) claims it once the dead holder's lease ran out. */
+  async function rowOnceItIs(reference: string, status: string) {
+    let rows: Array<{ status: string; fee_native: string | null }> = [];
+    for (let i = 0; i < 60 && rows[0]?.status !== status; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      rows = await q<{ status: string; fee_native: string | null }>(`SELECT status, fee_native FROM $S.payments WHERE reference = $1`, [reference]);
+    }
+    return rows;
+  }
+
+  /** Since `before`: one more transaction of ours, of `fee`, counted with the failed ones; the payer's fee budget and funds untouched. */
+  async function expectOursOnce(p: Awaited<ReturnType<typeof payer>>, before: FeeEntry, fee: bigint) {
+    const network = p.req.network;
+    expect(await payerSpent(network, p.account.address)).toBe(0n);
+    const after = await fees(network);
+    expect(after.ours.transactions - before.ours.transactions).toBe(1);
+    expect(BigInt(after.ours.fee) - BigInt(before.ours.fee)).toBe(fee);
+    expect(after.failed_transactions - before.failed_transactions).toBe(1);
+    expect(await chain.usdcBalance(p.account.address)).toBe(1_000_000n);
+  }
+
   /** What the payer's failed payments count against its fee budget (the query payerFailedFees makes, without its window's clean cache). */
   const payerSpent = async (network: string, address: string) =>
     BigInt(
@@ -280,36 +307,21 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
   it("the same death, and the payment is never presented again: once it has expired, a recovery pass marks it expired and records that transaction as the service's own fee, once", async () => {
     const p = await payer();
     const network = p.req.network;
-    // The surviving instance makes recovery passes once it has been presented a payment (any: this one's payer holds nothing).
-    const unfunded = await signAuthorization(privateKeyToAccount(generatePrivateKey()), { to: p.req.payTo as Address, value: BigInt(p.req.amount) });
-    expect((await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": v2Header(p.req, unfunded) } })).status).toBe(402);
+    await startPasses(p.req);
     const before = await fees(network);
     const { tx, fee } = await diesBeforeRecording(p);
     // Its authorization's time runs out (the row's copy of validBefore, moved back: the
     // recovery pass judges expiry from the row, with a minute's margin for block times).
     await q(`UPDATE $S.payments SET expires_at = now() - interval '5 minutes' WHERE reference = $1`, [p.reference]);
-    // The next pass of the surviving instance (every 10 s) claims it once the dead holder's lease ran out.
-    let rows: Array<{ status: string }> = [];
-    for (let i = 0; i < 60 && rows[0]?.status !== "expired"; i++) {
-      await new Promise((r) => setTimeout(r, 500));
-      rows = await q<{ status: string }>(`SELECT status FROM $S.payments WHERE reference = $1`, [p.reference]);
-    }
-    expect(rows).toEqual([{ status: "expired" }]);
+    expect(await rowOnceItIs(p.reference, "expired")).toEqual([{ status: "expired", fee_native: null }]);
     expect(await q(`SELECT "transaction", fee_native::text AS fee, reason FROM $S.service_fees WHERE "transaction" = $1`, [tx])).toEqual([{ transaction: tx, fee: fee.toString(), reason: "expired_unpaid" }]);
-    expect(await payerSpent(network, p.account.address)).toBe(0n);
-    const after = await fees(network);
-    expect(after.ours.transactions - before.ours.transactions).toBe(1);
-    expect(BigInt(after.ours.fee) - BigInt(before.ours.fee)).toBe(fee);
-    expect(after.failed_transactions - before.failed_transactions).toBe(1);
-    expect(await chain.usdcBalance(p.account.address)).toBe(1_000_000n);
+    await expectOursOnce(p, before, fee);
   });
 
   it("the same death, then the payer spends the authorization's nonce elsewhere: a recovery pass marks the payment failed and records that transaction as the service's own fee (void_unpaid), once, never against the payer's budget", async () => {
     const p = await payer();
     const network = p.req.network;
-    // The surviving instance makes recovery passes once it has been presented a payment (any: this one's payer holds nothing).
-    const unfunded = await signAuthorization(privateKeyToAccount(generatePrivateKey()), { to: p.req.payTo as Address, value: BigInt(p.req.amount) });
-    expect((await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": v2Header(p.req, unfunded) } })).status).toBe(402);
+    await startPasses(p.req);
     const before = await fees(network);
     const { tx, fee } = await diesBeforeRecording(p);
     // The payer spends the nonce it signed for us on a transfer of nothing to itself: the payment is void.
@@ -325,20 +337,9 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
       gas: 200_000n,
     });
     expect((await wallet.waitForTransactionReceipt({ hash: spent })).status).toBe("success");
-    // The next pass of the surviving instance (every 10 s) claims it once the dead holder's lease ran out.
-    let rows: Array<{ status: string; fee_native: string | null }> = [];
-    for (let i = 0; i < 60 && rows[0]?.status !== "failed"; i++) {
-      await new Promise((r) => setTimeout(r, 500));
-      rows = await q<{ status: string; fee_native: string | null }>(`SELECT status, fee_native FROM $S.payments WHERE reference = $1`, [p.reference]);
-    }
     // Failed, without the fee on the payment (it is not the payer's), the fee recorded as ours.
-    expect(rows).toEqual([{ status: "failed", fee_native: null }]);
+    expect(await rowOnceItIs(p.reference, "failed")).toEqual([{ status: "failed", fee_native: null }]);
     expect(await q(`SELECT "transaction", fee_native::text AS fee, reason FROM $S.service_fees WHERE "transaction" = $1`, [tx])).toEqual([{ transaction: tx, fee: fee.toString(), reason: "void_unpaid" }]);
-    expect(await payerSpent(network, p.account.address)).toBe(0n);
-    const after = await fees(network);
-    expect(after.ours.transactions - before.ours.transactions).toBe(1);
-    expect(BigInt(after.ours.fee) - BigInt(before.ours.fee)).toBe(fee);
-    expect(after.failed_transactions - before.failed_transactions).toBe(1);
-    expect(await chain.usdcBalance(p.account.address)).toBe(1_000_000n);
+    await expectOursOnce(p, before, fee);
   });
 });
