@@ -90,11 +90,13 @@ async function resolveRow(r: Row): Promise<Resolution> {
   }
   const verdict = outcome?.kind === "transferred" ? "landed" : outcome?.kind === "void" ? "failed" : outcome?.kind === "expired" ? "expired" : null;
   const h = await getDbHandle();
-  if (!verdict) {
-    // Still usable, or the chain could not tell: free again at once for its payer.
+  /** Leaves the row as it was, free again at once for its payer's next presentation or a later pass. */
+  const unchanged = async (detail: string): Promise<Resolution> => {
     await h.query(`UPDATE payments SET lease_until = now() WHERE id = $1 AND holder = $2 AND status = $3`, [r.id, recoveryHolder(), r.status]);
-    return { ...base, now: "unchanged", detail: !m ? "no payment method for its network on this instance" : outcome ? `never transferred, still usable until it expires` : "the chain gave no clear answer" };
-  }
+    return { ...base, now: "unchanged", detail };
+  };
+  // Still usable, or the chain could not tell.
+  if (!verdict) return unchanged(!m ? "no payment method for its network on this instance" : outcome ? `never transferred, still usable until it expires` : "the chain gave no clear answer");
   if ((verdict === "expired" || verdict === "failed") && r.tx_hash && m?.minedFee) {
     // The fee goes in before the verdict: a pass that dies between the two leaves the row to
     // the next pass, which records it again (once: by transaction); the other order could
@@ -108,8 +110,7 @@ async function resolveRow(r: Row): Promise<Resolution> {
       fee = await m.minedFee(r.tx_hash);
     } catch (err) {
       log.warn("payment.reconcile_unreadable", { paymentId: r.id, network: r.network, message: (err as Error).message });
-      await h.query(`UPDATE payments SET lease_until = now() WHERE id = $1 AND holder = $2 AND status = $3`, [r.id, recoveryHolder(), r.status]);
-      return { ...base, now: "unchanged", detail: "the chain gave no clear answer about its transaction's fee" };
+      return unchanged("the chain gave no clear answer about its transaction's fee");
     }
     if (fee !== null) await recordServiceFee({ network: r.network, reason: verdict === "expired" ? "expired_unpaid" : "void_unpaid", fee, transaction: r.tx_hash, paymentId: r.id });
   }
