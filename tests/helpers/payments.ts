@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "@/lib/payments/x402/eip3009";
-import { concatHex, createWalletClient, encodeFunctionData, http, publicActions, serializeErc6492Signature, type Address, type Hex } from "viem";
+import { concatHex, createWalletClient, encodeFunctionData, http, parseAbi, parseSignature, publicActions, serializeErc6492Signature, type Address, type Hex, type TransactionReceipt } from "viem";
 import type { HDAccount, LocalAccount } from "viem/accounts";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
@@ -65,6 +65,29 @@ export async function signAuthorization(account: LocalAccount, a: AuthorizationI
       nonce: authorization.nonce,
     },
   };
+}
+
+const transferWithAuthorizationAbi = parseAbi([
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
+]);
+
+/**
+ * Uses `signed` (signAuthorization's answer) on chain, sent by `sender` straight to the
+ * node at `rpcUrl`: what a payer spending its nonce elsewhere, a front-runner or a dead
+ * holder's settlement does. The receipt, once mined.
+ */
+export async function useAuthorization(rpcUrl: string, sender: LocalAccount, signed: Awaited<ReturnType<typeof signAuthorization>>): Promise<TransactionReceipt> {
+  const wallet = createWalletClient({ account: sender, chain: localBase(rpcUrl), transport: http(rpcUrl, { retryCount: 0 }) }).extend(publicActions);
+  const a = signed.authorization;
+  const sig = parseSignature(signed.signature);
+  const hash = await wallet.writeContract({
+    address: BASE_USDC,
+    abi: transferWithAuthorizationAbi,
+    functionName: "transferWithAuthorization",
+    args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, Number(sig.v ?? 27n + BigInt(sig.yParity)), sig.r, sig.s],
+    gas: 200_000n,
+  });
+  return wallet.waitForTransactionReceipt({ hash });
 }
 
 /**

@@ -30,14 +30,14 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { createWalletClient, http, parseAbi, parseSignature, publicActions, type Address, type Hex } from "viem";
+import { createWalletClient, http, parseAbi, publicActions, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { x402Client, x402HTTPClient } from "@x402/fetch";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { toClientEvmSigner } from "@x402/evm";
 import { BASE_USDC, localBase, startChain, type Chain } from "../helpers/chain";
 import { startFixture, type Fixture } from "../helpers/fixture";
-import { decodeB64Json, paymentId, requirementFrom, signAuthorization, signWalletAuthorization, v2Header, type Requirement } from "../helpers/payments";
+import { decodeB64Json, paymentId, requirementFrom, signAuthorization, signWalletAuthorization, useAuthorization, v2Header, type Requirement } from "../helpers/payments";
 import { hasPostgres, POSTGRES_URL } from "../helpers/services";
 import { expectSameAnswer, presented } from "../helpers/answers";
 import { rpcProxy } from "../helpers/rpc-proxy";
@@ -306,17 +306,7 @@ for (const [i, mode] of MODES.entries()) {
       const held = proxy.hold();
       const call = fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
       await held; // verified and the product ran; our transfer waits on the wire
-      const front = createWalletClient({ account: chain.accounts[7]!, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) });
-      const a = own.authorization;
-      const sig = parseSignature(own.signature);
-      const hash = await front.writeContract({
-        address: BASE_USDC,
-        abi: parseAbi(["function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)"]),
-        functionName: "transferWithAuthorization",
-        args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, Number(sig.v ?? 27n + BigInt(sig.yParity)), sig.r, sig.s],
-        gas: 150_000n,
-      });
-      expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe("success");
+      expect((await useAuthorization(chain.rpcUrl, chain.accounts[7]!, own)).status).toBe("success");
       proxy.release();
       let res = await call;
       // Under load our send may have given up waiting for its answer (503, outcome

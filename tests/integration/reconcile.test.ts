@@ -14,17 +14,16 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { createWalletClient, http, parseAbi, parseSignature, type Address, type Hex } from "viem";
-import { BASE_USDC, localBase, startChain, type Chain } from "../helpers/chain";
+import type { Address, Hex } from "viem";
+import { startChain, type Chain } from "../helpers/chain";
 import { startFixture, type Fixture } from "../helpers/fixture";
-import { requirementFrom, signAuthorization, v2Header, type Requirement } from "../helpers/payments";
+import { requirementFrom, signAuthorization, useAuthorization, v2Header, type Requirement } from "../helpers/payments";
 import { hasPostgres, POSTGRES_URL } from "../helpers/services";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const usePg = await hasPostgres();
 if (!usePg && process.env.REQUIRE_SERVICES === "1") throw new Error("PostgreSQL is required (REQUIRE_SERVICES=1) but not reachable");
 const ADMIN = `admin-${randomBytes(12).toString("hex")}`;
-const transferAbi = parseAbi(["function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)"]);
 
 describe.skipIf(!usePg)("npm run reconcile: payments nobody is finishing, resolved from the chain", () => {
   let chain: Chain;
@@ -67,17 +66,7 @@ describe.skipIf(!usePg)("npm run reconcile: payments nobody is finishing, resolv
 
   /** Sends `signed`'s transfer on chain from another account (what a dead holder's settlement, or the payer itself, did). */
   async function transfer(signed: Awaited<ReturnType<typeof signAuthorization>>) {
-    const wallet = createWalletClient({ account: chain.accounts[7]!, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) });
-    const a = signed.authorization;
-    const sig = parseSignature(signed.signature as Hex);
-    const hash = await wallet.writeContract({
-      address: BASE_USDC,
-      abi: transferAbi,
-      functionName: "transferWithAuthorization",
-      args: [a.from as Address, a.to as Address, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce as Hex, Number(sig.v ?? 27n + BigInt(sig.yParity)), sig.r, sig.s],
-      gas: 200_000n,
-    });
-    expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe("success");
+    expect((await useAuthorization(chain.rpcUrl, chain.accounts[7]!, signed)).status).toBe("success");
   }
 
   const report = async () => (await fx.json("/v1/bundles/debug", { headers: { Authorization: `Bearer ${ADMIN}` } })).body;

@@ -29,12 +29,12 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { createWalletClient, http, parseAbi, parseSignature, publicActions, type Address, type Hex } from "viem";
+import { createWalletClient, http, parseAbi, publicActions, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { BASE_USDC, localBase, startChain, type Chain } from "../helpers/chain";
 import { startFixture, type Fixture } from "../helpers/fixture";
 import { startService } from "../helpers/service";
-import { requirementFrom, signAuthorization, v2Header, type Requirement } from "../helpers/payments";
+import { requirementFrom, signAuthorization, useAuthorization, v2Header, type Requirement } from "../helpers/payments";
 import { hasPostgres, POSTGRES_URL } from "../helpers/services";
 import { rpcProxy } from "../helpers/rpc-proxy";
 
@@ -326,17 +326,7 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
     const { tx, fee } = await diesBeforeRecording(p);
     // The payer spends the nonce it signed for us on a transfer of nothing to itself: the payment is void.
     const own = await signAuthorization(p.account, { to: p.account.address, value: 0n, nonce: p.signed.authorization.nonce as Hex });
-    const sig = parseSignature(own.signature as Hex);
-    const wallet = createWalletClient({ account: p.account, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) }).extend(publicActions);
-    const a = own.authorization;
-    const spent = await wallet.writeContract({
-      address: BASE_USDC,
-      abi: parseAbi(["function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)"]),
-      functionName: "transferWithAuthorization",
-      args: [a.from as Address, a.to as Address, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce as Hex, Number(sig.v ?? 27n + BigInt(sig.yParity)), sig.r, sig.s],
-      gas: 200_000n,
-    });
-    expect((await wallet.waitForTransactionReceipt({ hash: spent })).status).toBe("success");
+    expect((await useAuthorization(chain.rpcUrl, p.account, own)).status).toBe("success");
     // Failed, without the fee on the payment (it is not the payer's), the fee recorded as ours.
     expect(await rowOnceItIs(p.reference, "failed")).toEqual([{ status: "failed", fee_native: null }]);
     expect(await q(`SELECT "transaction", fee_native::text AS fee, reason FROM $S.service_fees WHERE "transaction" = $1`, [tx])).toEqual([{ transaction: tx, fee: fee.toString(), reason: "void_unpaid" }]);
