@@ -17,7 +17,8 @@
  * answer after forwarding it (with "hold-send": held, then mined, its answer lost), `gapRefusals` counts the node's "nonce
  * too high" answers, `nonceRefusals` its refusals of a nonce another transaction has
  * (`nonce too low`, `replacement transaction underpriced`, `already known`). The same
- * node, with the same faults, is at `wsUrl` over WebSocket.
+ * node, with the same faults, is at `wsUrl` over WebSocket. `requests` holds every message
+ * received, in arrival order.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -44,10 +45,13 @@ export async function rpcProxy(target: string) {
     const turn = new Promise<void>((r) => (go = r));
     holding = { nonce, seen, go, turn };
   };
+  /** Every message the proxy received (HTTP bodies and WebSocket messages), in arrival order. */
+  const requests: string[] = [];
   /** The first send of a "reorder-sends" pair, waiting for the second. */
   let held: { nonce: number; go: () => void; answered: Promise<void> } | null = null;
   /** What the proxy does with one JSON-RPC message (an HTTP request's body or a WebSocket message): answer it, cut the connection, or stay silent. */
   const handle = async (body: string): Promise<{ status: number; text: string } | "cut" | "silent"> => {
+    requests.push(body);
     if (state.fault === "down-at-settle" && /"eth_estimateGas"|"eth_sendRawTransaction"/.test(body)) {
       state.fault = "none";
       state.down = true;
@@ -135,6 +139,7 @@ export async function rpcProxy(target: string) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     wsUrl: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
     state,
+    requests,
     /** Holds the next send (see "hold-send"); resolves with its nonce once it arrived. */
     hold: (): Promise<number> => {
       armHold();

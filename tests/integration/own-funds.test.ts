@@ -14,7 +14,11 @@
  *   of every transaction such a settlement mined is recorded;
  * - an instance SIGKILLed with a payer's payment locked (nothing sent): its row holds the
  *   payer's funds for its lease (the payer's next payment refused elsewhere, nothing sent),
- *   then no longer; presented again once the funds are spent, refused with nothing sent.
+ *   then no longer; presented again once the funds are spent, refused with nothing sent;
+ * - a payer paying faster than blocks come has its balance read in the simulation's own
+ *   request to the node (no round trip of its own), or on its own from a node that takes no
+ *   batches; funds it moved elsewhere since the instance's last read refuse its next payment
+ *   with nothing sent, and the nonce its lock took goes to the key's next transaction.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,7 +27,8 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { startSimulator, type Simulator } from "@/lib/upstream-sim/server";
 import { startService, type Service } from "../helpers/service";
 import { BASE_USDC, startChain, WALLET_FACTORY, walletFactoryAbi, type Chain } from "../helpers/chain";
-import { requirementFrom, signAuthorization, signWalletAuthorization, v2Header, type Requirement } from "../helpers/payments";
+import { requirementFrom, signAuthorization, signWalletAuthorization, useAuthorization, v2Header, type Requirement } from "../helpers/payments";
+import { rpcProxy } from "../helpers/rpc-proxy";
 import { hasPostgres, hasRedis, POSTGRES_URL, REDIS_URL } from "../helpers/services";
 
 const up = (await hasPostgres()) && (await hasRedis());
@@ -329,5 +334,74 @@ describe.skipIf(!up)("a payer cannot make the service pay fees for settlements t
     expect((await again.json()).code).toBe("payment_invalid");
     expect(await keyTransactionsSince(nonceBefore)).toBe(1);
     expect(await chain.usdcBalance(payer.address)).toBe(0n);
+  });
+
+  it("a payer paying faster than blocks come (optimistic, 2 s blocks): its balance is read in the simulation's own request, or on its own from a node that takes no batches; funds it moved since the last read refuse its next payment with nothing sent, and the key's next transaction takes the nonce that payment's lock took", async () => {
+    const proxy = await rpcProxy(chain.rpcUrl);
+    const c = await startService({ env: { ...sharedEnv, SETTLEMENT_RPC_URL: proxy.url }, timeoutMs: 240_000 });
+    await chain.setIntervalMining(2000);
+    try {
+      const payer = await payerWith(20_000n);
+      const req = await requirement("/v1/sentiment");
+      const pay = async () => {
+        const h = v2Header(req, await signAuthorization(payer, { to: req.payTo as Address, value: BigInt(req.amount) }));
+        return fetch(`${c.url}/v1/sentiment`, { headers: { "PAYMENT-SIGNATURE": h } });
+      };
+      const nonceBefore = await chain.publicClient.getTransactionCount({ address: key(), blockTag: "latest" });
+      // balanceOf(payer), and the simulation's transferWithAuthorization from the payer.
+      const balanceOf = `0x70a08231${payer.address.slice(2).toLowerCase().padStart(64, "0")}`;
+      const reads = () => proxy.requests.filter((r) => r.toLowerCase().includes(balanceOf));
+      const withSimulation = (r: string) => r.trimStart().startsWith("[") && r.includes('"0xe3ee160e');
+
+      // The first payment's broadcast is held on its way to the node: it stays in flight.
+      const held = proxy.hold();
+      const first = pay();
+      await held;
+      // The second finds the first in flight: its balance (20 000) is read, on its own.
+      expect((await pay()).status).toBe(200);
+      expect(reads()).toHaveLength(1);
+      expect(withSimulation(reads()[0]!)).toBe(false);
+      // The payer moves 6 000 elsewhere (mined): 14 000 left, short of the 10 000 in flight and
+      // 5 000 more, while the instance's last read (20 000) covered them.
+      await useAuthorization(chain.rpcUrl, chain.accounts[9]!, await signAuthorization(payer, { to: chain.accounts[3]!.address, value: 6_000n }));
+      const sendsBefore = proxy.state.sends;
+      const readsBefore = reads().length;
+      const refused = await pay();
+      expect(refused.status).toBe(402);
+      expect(await refused.json()).toMatchObject({ code: "payment_invalid", reason: "funds_in_flight" });
+      expect(proxy.state.sends, "nothing sent for the refused payment").toBe(sendsBefore);
+      // Its balance travelled with its simulation (a shortfall is read once more before the refusal).
+      expect(withSimulation(reads()[readsBefore]!)).toBe(true);
+      proxy.release();
+      expect((await first).status).toBe(200);
+      // Both transfers land (14 000 covers them); the refused payment's nonce went to the next
+      // transaction of the key: no gap waits and no filler is sent (keyTransactionsSince counts
+      // every transaction of the key since, each succeeded).
+      const other = await payerWith(1_000_000n);
+      const h = v2Header(req, await signAuthorization(other, { to: req.payTo as Address, value: BigInt(req.amount) }));
+      expect((await fetch(`${c.url}/v1/sentiment`, { headers: { "PAYMENT-SIGNATURE": h } })).status).toBe(200);
+      expect(await keyTransactionsSince(nonceBefore)).toBe(3);
+      expect(await chain.usdcBalance(payer.address)).toBe(4_000n);
+
+      // A payer seen busy on a node that takes no batches: its balance is read on its own, and it is served.
+      proxy.state.refuseBatches = true;
+      const busy = await payerWith(1_000_000n);
+      const busyBalanceOf = `0x70a08231${busy.address.slice(2).toLowerCase().padStart(64, "0")}`;
+      const paidBy = async () => fetch(`${c.url}/v1/sentiment`, { headers: { "PAYMENT-SIGNATURE": v2Header(req, await signAuthorization(busy, { to: req.payTo as Address, value: BigInt(req.amount) })) } });
+      const heldAgain = proxy.hold();
+      const firstOfBusy = paidBy();
+      await heldAgain;
+      expect((await paidBy()).status).toBe(200);
+      expect((await paidBy()).status).toBe(200);
+      proxy.release();
+      expect((await firstOfBusy).status).toBe(200);
+      const busyReads = proxy.requests.filter((r) => r.toLowerCase().includes(busyBalanceOf));
+      expect(busyReads.some(withSimulation), "the batch was tried (and refused)").toBe(true);
+      expect(busyReads.filter((r) => !r.trimStart().startsWith("[")).length, "then read on its own").toBeGreaterThanOrEqual(2);
+    } finally {
+      await chain.setIntervalMining(0);
+      await c.stop();
+      await proxy.close();
+    }
   });
 });

@@ -91,6 +91,11 @@ export interface LocalReads {
   getCode(a: { address: Hex }): Promise<Hex | undefined>;
   /** An eth_call of `data` on `to` at the latest block: true when it succeeds, false otherwise (never rejects; faster than `read` for the simulation). */
   call?(to: Hex, data: Hex): Promise<boolean>;
+  /**
+   * The same call with `owner`'s balance of token `to` read in the same request to the
+   * node (`balance` null: it did not say); never rejects either.
+   */
+  callWithBalance?(to: Hex, data: Hex, owner: Hex): Promise<{ ok: boolean; balance: bigint | null }>;
   /** Runs once the simulation's request is on its way (reads the settlement will need go out behind it). */
   afterSimulationSent?(): void;
 }
@@ -101,7 +106,7 @@ export interface LocalReads {
  * window, amount, asset deployed, on-chain simulation. Valid, or null for "ask the
  * official verifier" — never a refusal of its own.
  */
-export async function verifyLocally(chain: LocalReads, payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedVerify | null> {
+export async function verifyLocally(chain: LocalReads, payload: PaymentPayload, req: PaymentRequirements, opts: { balance?: boolean } = {}): Promise<(CheckedVerify & { payerBalance?: bigint | null }) | null> {
   const p = eip3009Of(payload);
   if (!p?.authorization || !isPlainEcdsa(p.signature)) return null;
   if (payload.accepted?.scheme !== "exact" || req.scheme !== "exact" || payload.accepted.network !== req.network) return null;
@@ -123,12 +128,22 @@ export async function verifyLocally(chain: LocalReads, payload: PaymentPayload, 
   // own EIP-712 domain, so also that the payer signed the domain the requirement names),
   // the validity window, the nonce and the balance. A payer with code signs by ERC-1271,
   // and a token without code proves nothing: those take the official path.
-  const simulated = chain.call
-    ? chain.call(asset, encodedCall(call))
-    : chain.read(call).then(
-        () => true,
-        () => false,
-      );
+  // With `opts.balance`, the payer's balance (issue 30's funds check, lib/payments/x402/hold.ts)
+  // travels in the simulation's own request: no second round trip, and no second request
+  // queued behind the simulation at the node.
+  let balance: Promise<bigint | null> | undefined;
+  const simulated =
+    opts.balance && chain.callWithBalance
+      ? chain.callWithBalance(asset, encodedCall(call), from).then((r) => {
+          balance = Promise.resolve(r.balance);
+          return r.ok;
+        })
+      : chain.call
+        ? chain.call(asset, encodedCall(call))
+        : chain.read(call).then(
+            () => true,
+            () => false,
+          );
   chain.afterSimulationSent?.();
   const [payerCode, assetCode] = await Promise.all([chain.getCode({ address: from }), chain.getCode({ address: asset })]);
   if (payerCode && payerCode !== "0x") return null;
@@ -137,7 +152,7 @@ export async function verifyLocally(chain: LocalReads, payload: PaymentPayload, 
   const now = Math.floor(Date.now() / 1000);
   if (BigInt(a.validBefore) < BigInt(now + 6) || BigInt(a.validAfter) > BigInt(now) || BigInt(a.value) !== BigInt(req.amount)) return null;
   if (!(await simulated)) return null;
-  return { isValid: true, payer: a.from };
+  return { isValid: true, payer: a.from, ...(balance && { payerBalance: await balance }) };
 }
 
 /**

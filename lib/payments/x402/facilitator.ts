@@ -12,7 +12,7 @@
  * the payment were bad; what the chain did during the call is recorded (./chain-call.ts)
  * so such answers become ours (503) and the authorization stays usable.
  */
-import { createPublicClient, createWalletClient, hexToBytes, http, publicActions, TransactionReceiptNotFoundError, webSocket, type Hex, type PublicClient, type Transport } from "viem";
+import { createPublicClient, createWalletClient, encodeFunctionData, hexToBytes, http, publicActions, TransactionReceiptNotFoundError, webSocket, type Hex, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { FacilitatorClient } from "@x402/core/server";
 import { x402Facilitator } from "@x402/core/facilitator";
@@ -53,6 +53,8 @@ import {
   type LocalReads,
 } from "@/lib/payments/x402/evm-local";
 
+const balanceOfAbi = [{ type: "function", name: "balanceOf", stateMutability: "view", inputs: [{ name: "account", type: "address" }], outputs: [{ type: "uint256" }] }] as const;
+
 export { FacilitatorError } from "@/lib/payments/x402/facilitator-call";
 
 /** The in-process facilitator's own chain access (absent with a remote facilitator). */
@@ -60,6 +62,7 @@ interface Local {
   chain: LocalChain;
   read: LocalReads["read"];
   call: NonNullable<LocalReads["call"]>;
+  callWithBalance: NonNullable<LocalReads["callWithBalance"]>;
   gasOf(a: { address: Hex; abi: unknown; functionName: string; args?: readonly unknown[] }): Promise<bigint>;
   /** The key's gas estimate of a contract call, every time, without margin. */
   estimate(a: ContractCall): Promise<bigint>;
@@ -147,6 +150,7 @@ function buildClient(): Built | null {
     simulate: (a) => wallet.readContract(a as never).then(() => true, (err: unknown) => (noAnswer(err) ? null : false)),
   };
   const reader = wallet as unknown as PublicClient;
+  let batches = true;
   const local: Local = {
     chain,
     gasOf,
@@ -158,6 +162,26 @@ function buildClient(): Built | null {
         (answers) => !!answers && !answers[0]!.error && typeof answers[0]!.result === "string",
         () => false,
       ),
+    // One request for both, a batch; a node that does not take batches gets the simulation
+    // alone from then on (the balance is then read on its own, lib/payments/x402/hold.ts).
+    callWithBalance: async (to, data, owner) => {
+      if (batches) {
+        const answers = await rpcCalls(rpc, cfg.PAYMENT_TIMEOUT_MS, [
+          ["eth_call", [{ to, data }, "latest"]],
+          ["eth_call", [{ to, data: encodeFunctionData({ abi: balanceOfAbi, functionName: "balanceOf", args: [owner] }) }, "latest"]],
+        ]).catch(() => undefined);
+        if (answers === undefined) return { ok: false, balance: null };
+        if (answers) {
+          const [sim, bal] = answers;
+          return {
+            ok: !sim!.error && typeof sim!.result === "string",
+            balance: !bal!.error && typeof bal!.result === "string" && /^0x[0-9a-fA-F]{1,64}$/.test(bal!.result) ? BigInt(bal!.result) : null,
+          };
+        }
+        batches = false;
+      }
+      return { ok: await local.call(to, data), balance: null };
+    },
     getCode: (a) => signer.getCode(a),
     verified: new VerifiedPayments(),
     sender,
@@ -296,7 +320,12 @@ function builtOrThrow(): Built {
   return b;
 }
 
-export async function verifyWithFacilitator(payload: PaymentPayload, req: PaymentRequirements, opts: { readAhead?: boolean } = {}): Promise<CheckedVerify> {
+/**
+ * Verifies a payment. `opts.balance`: the payer's balance of the asset is wanted too (a payer
+ * with payments in flight): the in-process check reads it with its simulation and answers it
+ * as `payerBalance` (absent when another verifier judged the payment).
+ */
+export async function verifyWithFacilitator(payload: PaymentPayload, req: PaymentRequirements, opts: { readAhead?: boolean; balance?: boolean } = {}): Promise<CheckedVerify & { payerBalance?: bigint | null }> {
   const { client, local } = builtOrThrow();
   if (!local) return askFacilitator("verify", VerifyAnswer, client, (f) => f.verify(payload, req), req.network);
   // What settling it will read from the chain is read now, during the simulation's round
@@ -310,7 +339,7 @@ export async function verifyWithFacilitator(payload: PaymentPayload, req: Paymen
   };
   const { call, result: v } = await recordingChainCalls(async () => {
     // Plain-ECDSA payments from accounts without code are checked here (valid or "don't know").
-    const fast = await verifyLocally({ ...local, afterSimulationSent: prepare }, payload, req).catch(() => null);
+    const fast = await verifyLocally({ ...local, afterSimulationSent: prepare }, payload, req, { balance: opts.balance }).catch(() => null);
     prepare();
     if (fast) return fast;
     return askFacilitator("verify", VerifyAnswer, client, (f) => f.verify(payload, req), req.network);
@@ -473,8 +502,6 @@ const reader = () =>
 export function evmAuthorizationOutcome(payload: PaymentPayload, req: PaymentRequirements): Promise<AuthorizationOutcome> {
   return authorizationOutcome(reader(), payload, req);
 }
-
-const balanceOfAbi = [{ type: "function", name: "balanceOf", stateMutability: "view", inputs: [{ name: "account", type: "address" }], outputs: [{ type: "uint256" }] }] as const;
 
 /** `owner`'s balance of token `asset` on the settlement chain now (null: the node did not answer). */
 export async function evmTokenBalance(asset: string, owner: string): Promise<bigint | null> {

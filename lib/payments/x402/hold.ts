@@ -45,7 +45,12 @@ export interface HoldInput {
   payload: PaymentPayload;
   req: PaymentRequirements;
   /** `readAhead: false`: the settlement prepares its transaction itself (optimistic mode), nothing to read for it during verification. */
-  verify(payload: PaymentPayload, req: PaymentRequirements, opts?: { readAhead?: boolean }): Promise<CheckedVerify>;
+  /**
+   * `opts.balance`: the payer's balance is wanted too (see `balance`); a verifier that reads
+   * it with its own request to the chain answers it as `payerBalance` (a bigint; anything
+   * else when the chain did not say).
+   */
+  verify(payload: PaymentPayload, req: PaymentRequirements, opts?: { readAhead?: boolean; balance?: boolean }): Promise<CheckedVerify & { payerBalance?: unknown }>;
   settle(payload: PaymentPayload, req: PaymentRequirements): Promise<SettleResult>;
   /**
    * Reads the payment's outcome on chain (used after an unknown or refused settlement);
@@ -177,7 +182,11 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
   } catch {
     // No in-process facilitator could be built: the verification says why; never optimistic.
   }
-  const verifying = o.verify(o.payload, o.req, { readAhead: !ask });
+  // This instance's last read of the payer's balance, when it saw the payer with payments in
+  // flight lately (an agent paying faster than blocks come): its balance is read again with
+  // the verification (in the simulation's own request where the verifier can).
+  const last = o.balance && o.payer ? lastBalance(o.req.network, o.payer) : null;
+  const verifying = o.verify(o.payload, o.req, { readAhead: !ask, ...(last && { balance: true }) });
   // A call that may be delivered optimistically prepares its broadcast now too (nonce
   // taken in the lock's own statement when it reserved a share of the cap, transaction
   // signed), so after the handler it only goes out; the nonce is handed back whenever the
@@ -191,20 +200,26 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
     return null;
   }) : null;
   // The payer's balance, for its payments in flight (fundsCover). A payer this instance saw
-  // with payments in flight moments ago (an agent paying faster than blocks come) has it
-  // read now, with the verification, and the lock's statement waits for it: its optimistic
-  // broadcast's nonce is then taken in the lock too when the balance covers everything in
-  // flight (otherwise the send takes one after the handler). Any other payer's is read only
-  // when the lock finds something in flight, as soon as the lock answers.
-  // (The lock then also counts the payer's payments settled since this read was sent as in
-  // flight: the balance may still hold them; see lockPayment.)
-  const busy = prepared?.nonce && o.balance && o.payer && payerBusy(o.req.network, o.payer) ? { sentAt: Date.now(), value: o.balance().catch(() => null) } : null;
+  // with payments in flight lately has it read now, with the verification; any other payer's
+  // only when the lock finds something in flight, as soon as the lock answers.
+  const fresh = last ? readBalance(o, verifying) : null;
+  // The lock's statement takes the optimistic broadcast's nonce too when the payer has
+  // nothing in flight, or when the last balance read covers everything in flight and this
+  // payment (otherwise the send takes one after the handler). It is judged on that last read
+  // so the statement need not wait for the new one: the lock counts the payer's payments
+  // settled since the last read was sent as in flight (the balance may still hold them; see
+  // lockPayment), so only funds the payer moved elsewhere since can make it wrong, and
+  // fundsCover, on the new read, then refuses the payment and the nonce goes back unused,
+  // as a payment refused by its verification hands back the nonce its lock took.
+  const busy = prepared?.nonce && last ? { sentAt: last.sentAt, value: Promise.resolve(last.value) } : null;
   const locking = lockPayment(o.lock, ask ?? undefined, prepared?.nonce, busy);
   const balance = locking.then(
     (l) => {
       if (l.reclaimed || !l.payerInFlight || !o.balance || !o.payer) return null;
-      seenBusy(o.req.network, o.payer);
-      return busy?.value ?? o.balance().catch(() => null);
+      const read = fresh ?? readBalance(o, null);
+      const payer = o.payer;
+      void read.value.then((value) => rememberBalance(o.req.network, payer, read.sentAt, value));
+      return read.value;
     },
     () => null,
   );
@@ -228,19 +243,41 @@ export async function holdPayment(o: HoldInput): Promise<AuthorizedPayment> {
 }
 
 /**
- * Payers seen with payments in flight on this instance lately, by network and address
- * (until when): their next payment's balance is read alongside its verification.
+ * The last balance read of payers seen with payments in flight on this instance lately, by
+ * network and address: when the read was sent (ms since the epoch) and what it said. Kept
+ * BUSY_MS after the read; such a payer's next payment has its balance read again alongside
+ * its verification, and its lock judges the nonce take on this one (holdPayment).
  */
 const BUSY_MS = 10_000;
-const busyPayers = () => processState("payments.busy-payers", () => new Map<string, number>());
+type BalanceSeen = { sentAt: number; value: bigint };
+const busyPayers = () => processState("payments.busy-payers", () => new Map<string, BalanceSeen>());
 const busyKey = (network: string, payer: string) => `${network}|${payer.toLowerCase()}`;
-function payerBusy(network: string, payer: string): boolean {
-  return (busyPayers().get(busyKey(network, payer)) ?? 0) > Date.now();
+function lastBalance(network: string, payer: string): BalanceSeen | null {
+  const seen = busyPayers().get(busyKey(network, payer));
+  return seen && seen.sentAt + BUSY_MS > Date.now() ? seen : null;
 }
-function seenBusy(network: string, payer: string): void {
+function rememberBalance(network: string, payer: string, sentAt: number, value: bigint | null): void {
+  if (value === null) return;
   const m = busyPayers();
-  if (m.size > 10_000) for (const [k, until] of m) if (until <= Date.now()) m.delete(k);
-  m.set(busyKey(network, payer), Date.now() + BUSY_MS);
+  if (m.size > 10_000) for (const [k, seen] of m) if (seen.sentAt + BUSY_MS <= Date.now()) m.delete(k);
+  const k = busyKey(network, payer);
+  if ((m.get(k)?.sentAt ?? 0) <= sentAt) m.set(k, { sentAt, value });
+}
+
+/**
+ * Reads the payer's balance: from `verifying`'s answer when its verifier read it with the
+ * simulation (`payerBalance`), otherwise on its own (started now, or once a verifier that
+ * did not read it, or could not, answered). `sentAt`: when the read went out.
+ */
+function readBalance(o: HoldInput, verifying: Promise<CheckedVerify & { payerBalance?: unknown }> | null): { sentAt: number; value: Promise<bigint | null> } {
+  const sentAt = Date.now();
+  const own = () => o.balance!().catch(() => null);
+  if (!verifying) return { sentAt, value: own() };
+  const value = verifying.then(
+    (v) => (typeof v.payerBalance === "bigint" ? v.payerBalance : own()),
+    () => null,
+  );
+  return { sentAt, value };
 }
 
 /** The rest of holdPayment, once the lock is taken: `budget` and `spending`, the payer's fee budget and its failed settlements' fees (being read). */
