@@ -18,7 +18,8 @@
  * too high" answers, `nonceRefusals` its refusals of a nonce another transaction has
  * (`nonce too low`, `replacement transaction underpriced`, `already known`). The same
  * node, with the same faults, is at `wsUrl` over WebSocket. `requests` holds every message
- * received, in arrival order.
+ * received, in arrival order; `failMethods` makes every message calling one of those methods
+ * fail (HTTP 503, counted in `failedRequests`).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -35,7 +36,7 @@ function sentNonce(body: string): number {
 }
 
 export async function rpcProxy(target: string) {
-  const state = { fault: "none" as Fault, sends: 0, sentNonces: [] as number[], refuseBatches: false, refusedBatches: 0, down: false, gapRefusals: 0, nonceRefusals: 0, loseNextAnswer: false };
+  const state = { fault: "none" as Fault, sends: 0, sentNonces: [] as number[], refuseBatches: false, refusedBatches: 0, down: false, gapRefusals: 0, nonceRefusals: 0, loseNextAnswer: false, failMethods: [] as string[], failedRequests: 0 };
   /** The send held by "hold-send": its nonce, and how to let it go. */
   let holding: { nonce: Promise<number>; seen: (n: number) => void; go: () => void; turn: Promise<void>; after?: () => Promise<void> } | null = null;
   const armHold = () => {
@@ -57,6 +58,11 @@ export async function rpcProxy(target: string) {
       state.down = true;
     }
     if (state.down) return "cut";
+    if (state.failMethods.some((m) => body.includes(`"method":"${m}"`))) {
+      // A node failing these calls (HTTP 503, nothing executed), answering everything else.
+      state.failedRequests++;
+      return { status: 503, text: "service unavailable" };
+    }
     if (state.refuseBatches && body.trimStart().startsWith("[")) {
       // Like providers that do not take batches: one error object, nothing executed.
       state.refusedBatches++;

@@ -332,4 +332,27 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
     expect(await q(`SELECT "transaction", fee_native::text AS fee, reason FROM $S.service_fees WHERE "transaction" = $1`, [tx])).toEqual([{ transaction: tx, fee: fee.toString(), reason: "void_unpaid" }]);
     await expectOursOnce(p, before, fee);
   });
+
+  it("the same death and expiry while the node answers no receipt: a recovery pass that cannot read the transaction's fee leaves the row as it was (no verdict without the fee); once the node answers, a pass records the fee and marks it expired, once", async () => {
+    const p = await payer();
+    await startPasses(p.req);
+    const before = await fees(p.req.network);
+    const { tx, fee } = await diesBeforeRecording(p);
+    proxy.state.failMethods = ["eth_getTransactionReceipt"];
+    try {
+      const failed = proxy.state.failedRequests;
+      await q(`UPDATE $S.payments SET expires_at = now() - interval '5 minutes' WHERE reference = $1`, [p.reference]);
+      // A pass found it expired and asked for its transaction's receipt, in vain.
+      for (let i = 0; i < 60 && proxy.state.failedRequests === failed; i++) await new Promise((r) => setTimeout(r, 500));
+      expect(proxy.state.failedRequests).toBeGreaterThan(failed);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(await q(`SELECT status, tx_hash FROM $S.payments WHERE reference = $1`, [p.reference])).toEqual([{ status: "sent", tx_hash: tx }]);
+      expect(await q(`SELECT 1 FROM $S.service_fees WHERE "transaction" = $1`, [tx])).toEqual([]);
+    } finally {
+      proxy.state.failMethods = [];
+    }
+    expect(await rowOnceItIs(p.reference, "expired")).toEqual([{ status: "expired", fee_native: null }]);
+    expect(await q(`SELECT "transaction", fee_native::text AS fee, reason FROM $S.service_fees WHERE "transaction" = $1`, [tx])).toEqual([{ transaction: tx, fee: fee.toString(), reason: "expired_unpaid" }]);
+    await expectOursOnce(p, before, fee);
+  });
 });
