@@ -173,6 +173,18 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
     expect((await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": v2Header(req, unfunded) } })).status).toBe(402);
   }
 
+  /**
+   * The set-up of the recovery cases: the surviving instance's passes started, then a payment
+   * whose instance died after its transaction was mined, before recording its fee
+   * (diesBeforeRecording); the ledger report's fees before that death.
+   */
+  async function diedUnrecordedWithPasses() {
+    const p = await payer();
+    await startPasses(p.req);
+    const before = await fees(p.req.network);
+    return { p, before, ...(await diesBeforeRecording(p)) };
+  }
+
   /** `reference`'s row once it is `status`: the surviving instance's next pass (every 10 s) claims it once the dead holder's lease ran out. */
   async function rowOnceItIs(reference: string, status: string) {
     let rows: Array<{ status: string; fee_native: string | null }> = [];
@@ -305,11 +317,7 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
   });
 
   it("the same death, and the payment is never presented again: once it has expired, a recovery pass marks it expired and records that transaction as the service's own fee, once", async () => {
-    const p = await payer();
-    const network = p.req.network;
-    await startPasses(p.req);
-    const before = await fees(network);
-    const { tx, fee } = await diesBeforeRecording(p);
+    const { p, before, tx, fee } = await diedUnrecordedWithPasses();
     // Its authorization's time runs out (the row's copy of validBefore, moved back: the
     // recovery pass judges expiry from the row, with a minute's margin for block times).
     await q(`UPDATE $S.payments SET expires_at = now() - interval '5 minutes' WHERE reference = $1`, [p.reference]);
@@ -319,11 +327,7 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
   });
 
   it("the same death, then the payer spends the authorization's nonce elsewhere: a recovery pass marks the payment failed and records that transaction as the service's own fee (void_unpaid), once, never against the payer's budget", async () => {
-    const p = await payer();
-    const network = p.req.network;
-    await startPasses(p.req);
-    const before = await fees(network);
-    const { tx, fee } = await diesBeforeRecording(p);
+    const { p, before, tx, fee } = await diedUnrecordedWithPasses();
     // The payer spends the nonce it signed for us on a transfer of nothing to itself: the payment is void.
     const own = await signAuthorization(p.account, { to: p.account.address, value: 0n, nonce: p.signed.authorization.nonce as Hex });
     expect((await useAuthorization(chain.rpcUrl, p.account, own)).status).toBe("success");
@@ -334,10 +338,7 @@ describe.skipIf(!usePg)("the service's own fees: a settlement mined reverted for
   });
 
   it("the same death and expiry while the node answers no receipt: a recovery pass that cannot read the transaction's fee leaves the row as it was (no verdict without the fee); once the node answers, a pass records the fee and marks it expired, once", async () => {
-    const p = await payer();
-    await startPasses(p.req);
-    const before = await fees(p.req.network);
-    const { tx, fee } = await diesBeforeRecording(p);
+    const { p, before, tx, fee } = await diedUnrecordedWithPasses();
     proxy.state.failMethods = ["eth_getTransactionReceipt"];
     try {
       const failed = proxy.state.failedRequests;

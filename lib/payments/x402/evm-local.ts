@@ -131,11 +131,11 @@ export async function verifyLocally(chain: LocalReads, payload: PaymentPayload, 
   // With `opts.balance`, the payer's balance (issue 30's funds check, lib/payments/x402/hold.ts)
   // travels in the simulation's own request: no second round trip, and no second request
   // queued behind the simulation at the node.
-  let balance: Promise<bigint | null> | undefined;
+  let balance: bigint | null | undefined;
   const simulated =
     opts.balance && chain.callWithBalance
       ? chain.callWithBalance(asset, encodedCall(call), from).then((r) => {
-          balance = Promise.resolve(r.balance);
+          balance = r.balance;
           return r.ok;
         })
       : chain.call
@@ -152,7 +152,7 @@ export async function verifyLocally(chain: LocalReads, payload: PaymentPayload, 
   const now = Math.floor(Date.now() / 1000);
   if (BigInt(a.validBefore) < BigInt(now + 6) || BigInt(a.validAfter) > BigInt(now) || BigInt(a.value) !== BigInt(req.amount)) return null;
   if (!(await simulated)) return null;
-  return { isValid: true, payer: a.from, ...(balance && { payerBalance: await balance }) };
+  return { isValid: true, payer: a.from, ...(balance !== undefined && { payerBalance: balance }) };
 }
 
 /**

@@ -27,7 +27,7 @@ import { remoteFacilitatorClient } from "@/lib/payments/x402/remote";
 import { evmChainId } from "@/lib/payments/x402/eip3009";
 import { askFacilitator, FacilitatorError, SettleAnswer, VerifyAnswer, type CheckedSettle, type CheckedVerify } from "@/lib/payments/x402/facilitator-call";
 import { noteFee, noteNoAnswer, noteOurFailure, recordingChainCalls } from "@/lib/payments/x402/chain-call";
-import { KeySender, RpcAnswerError, rpcCalls } from "@/lib/payments/x402/sender";
+import { KeySender, RpcAnswerError, rpcCalls, type RpcAnswer } from "@/lib/payments/x402/sender";
 import type { SendAhead } from "@/lib/payments/x402/send-ahead";
 import type { LockNonceTake } from "@/lib/payments/ledger";
 import { isWsUrl } from "@/lib/payments/x402/rpc-ws";
@@ -54,6 +54,9 @@ import {
 } from "@/lib/payments/x402/evm-local";
 
 const balanceOfAbi = [{ type: "function", name: "balanceOf", stateMutability: "view", inputs: [{ name: "account", type: "address" }], outputs: [{ type: "uint256" }] }] as const;
+
+/** Whether an eth_call's answer is a successful call (data, no error). */
+const succeeded = (a: RpcAnswer) => !a.error && typeof a.result === "string";
 
 export { FacilitatorError } from "@/lib/payments/x402/facilitator-call";
 
@@ -159,7 +162,7 @@ function buildClient(): Built | null {
     // Never rejects: a node without an answer is a failed simulation here (and recorded for the call, ./chain-call.ts).
     call: (to, data) =>
       rpcCalls(rpc, cfg.PAYMENT_TIMEOUT_MS, [["eth_call", [{ to, data }, "latest"]]]).then(
-        (answers) => !!answers && !answers[0]!.error && typeof answers[0]!.result === "string",
+        (answers) => !!answers && succeeded(answers[0]!),
         () => false,
       ),
     // One request for both, a batch; a node that does not take batches gets the simulation
@@ -173,10 +176,7 @@ function buildClient(): Built | null {
         if (answers === undefined) return { ok: false, balance: null };
         if (answers) {
           const [sim, bal] = answers;
-          return {
-            ok: !sim!.error && typeof sim!.result === "string",
-            balance: !bal!.error && typeof bal!.result === "string" && /^0x[0-9a-fA-F]{1,64}$/.test(bal!.result) ? BigInt(bal!.result) : null,
-          };
+          return { ok: succeeded(sim!), balance: succeeded(bal!) && /^0x[0-9a-fA-F]{1,64}$/.test(bal!.result as string) ? BigInt(bal!.result as string) : null };
         }
         batches = false;
       }

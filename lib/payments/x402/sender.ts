@@ -80,7 +80,7 @@ export class RpcAnswerError extends Error {
 }
 brand(RpcAnswerError, "RpcAnswerError");
 
-type RpcAnswer = { id: number; result?: unknown; error?: { code: number; message: string } };
+export type RpcAnswer = { id: number; result?: unknown; error?: { code: number; message: string } };
 
 const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split("\n")[0]!;
 
