@@ -27,6 +27,7 @@ import { logUnexpected } from "@/lib/errors";
 import { methodNotAllowed, optionsResponse, type RouteMethod } from "@/lib/http/methods";
 import { Caller } from "@/lib/a2a/executor";
 import { a2aRequestHandler, currentCard } from "@/lib/a2a/handler";
+import { encodedTask } from "@/lib/a2a/task-store";
 import { a2aHeaders, callContext, isLegacy, readJsonBody, requestedVersion, timingHeaders } from "@/lib/a2a/transport";
 import { processState } from "@/lib/process-state";
 
@@ -170,6 +171,9 @@ async function serveV1(req: Request, op: string, url: URL, body: unknown, base: 
       const params = SendMessageRequest.fromJSON(body);
       if (!params.message?.messageId) throw new RequestMalformedError("message.messageId is required");
       const result = await handler.sendMessage(params, context);
+      // The task's text as the store encoded it for its row, when it is that very task (SendMessageResponse's JSON is `{"task": <Task JSON>}`).
+      const encoded = isTask(result) ? encodedTask(result) : undefined;
+      if (encoded !== undefined) return new Response(`{"task":${encoded}}`, { status: 200, headers: { ...base, ...timingHeaders(caller) } });
       return json(200, SendMessageResponse.toJSON({ payload: isTask(result) ? { $case: "task", value: result } : { $case: "message", value: result } }));
     }
     const get = req.method !== "POST" ? TASK.exec(op) : null;

@@ -71,10 +71,31 @@ function redact(m: Message): Message {
   return { ...m, metadata: clean };
 }
 
-/** The task without the credentials its messages carried. */
+/** The task without the credentials its messages carried (the task itself when it carried none). */
 export function redactTask(task: Task): Task {
-  const status = task.status?.message ? { ...task.status, message: redact(task.status.message) } : task.status;
-  return { ...task, history: task.history.map(redact), status };
+  const message = task.status?.message;
+  const clean = message && redact(message);
+  let changed = clean !== message;
+  const history = task.history.map((m) => {
+    const r = redact(m);
+    changed ||= r !== m;
+    return r;
+  });
+  if (!changed) return task;
+  return { ...task, history, status: clean !== message ? { ...task.status!, message: clean } : task.status };
+}
+
+/**
+ * The proto JSON text of tasks the store encoded exactly as they are (nothing redacted, cut
+ * or bounded, no character replaced): the answer that carries the same task reuses it
+ * instead of encoding it again (lib/a2a/rest.ts). Only tasks nobody changes afterwards
+ * reach it unchanged: the direct path's (saveFinal); the SDK's are copied before they are kept.
+ */
+const encoded = new WeakMap<Task, string>();
+
+/** The proto JSON text of `task` if the store encoded this very object (see above). */
+export function encodedTask(task: Task): string | undefined {
+  return encoded.get(task);
 }
 
 /**
@@ -84,7 +105,10 @@ export function redactTask(task: Task): Task {
  * preceded by an even run of backslashes, i.e. not itself escaped text) becomes U+FFFD.
  */
 function toJson(task: Task): string {
-  const json = JSON.stringify(Task.toJSON(task));
+  return forJsonb(JSON.stringify(Task.toJSON(task)));
+}
+
+function forJsonb(json: string): string {
   return json.includes("\\u0000") ? json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, "$1\\ufffd") : json;
 }
 
@@ -92,7 +116,8 @@ function toJson(task: Task): string {
 export function boundedTask(task: Task, maxBytes = A2A_TASK_MAX_BYTES): { task: Task; json: string } {
   let kept = redactTask(task);
   if (kept.history.length > A2A_TASK_MAX_HISTORY) kept = { ...kept, history: kept.history.slice(-A2A_TASK_MAX_HISTORY) };
-  let json = toJson(kept);
+  const wire = JSON.stringify(Task.toJSON(kept));
+  let json = forJsonb(wire);
   if (Buffer.byteLength(json) > maxBytes && kept.artifacts.length) {
     const text = `The artifact was over ${maxBytes} bytes: it was delivered in the answer that completed the task and is not kept.`;
     const note = (a: Task["artifacts"][number]) => ({ ...a, parts: [{ content: { $case: "text" as const, value: text }, metadata: undefined, filename: "", mediaType: "" }] });
@@ -104,6 +129,8 @@ export function boundedTask(task: Task, maxBytes = A2A_TASK_MAX_BYTES): { task: 
     kept = { ...kept, history: [], artifacts: kept.artifacts.map((a) => ({ ...a, parts: [] })) };
     json = toJson(kept);
   }
+  // Kept as it was given (a bounded task is another object): the answer may reuse the text.
+  if (kept === task && json === wire) encoded.set(task, wire);
   return { task: kept, json };
 }
 
@@ -131,17 +158,33 @@ interface Row {
 }
 
 /**
- * One statement for a batch of tasks, as three text arrays. The task column is text: it is
- * only ever read whole by its id, so PostgreSQL need not parse it (jsonb would parse every
- * task into its binary form on each write, the largest share of the write's cost on the
- * embedded database; migration 20261127033624_a2a_task_text).
+ * Most tasks written by one statement (a batch of the group commit): under load about
+ * 18 rows go together on this machine.
  */
-const UPSERT = `INSERT INTO a2a_tasks (id, state, task, expires_at, updated_at)
-SELECT r.id, r.state, r.task, now() + make_interval(secs => $4::double precision / 1000), now()
-FROM unnest($1::text[], $2::text[], $3::text[]) AS r(id, state, task)
+const TASK_BATCH = 32;
+
+/**
+ * One statement for `n` tasks, a VALUES row of three parameters each. The task column is
+ * text: it is only ever read whole by its id, so PostgreSQL need not parse it (jsonb
+ * would parse every task into its binary form on each write, the largest share of the
+ * write's cost on the embedded database; migration 20261127033624_a2a_task_text).
+ *
+ * The task's JSON is sent as its UTF-8 bytes (a binary parameter, which for text is the
+ * text itself): as a text parameter it was measured in JavaScript twice by PGlite's
+ * protocol writer, and in a text[] parameter also escaped quote by quote and parsed back
+ * by PostgreSQL, which took about half of a 1.7 KB task's write (140 -> 75 µs a row on
+ * the embedded database).
+ */
+function upsertSql(n: number): string {
+  const rows = Array.from({ length: n }, (_, i) => `($${3 * i + 2}::text, $${3 * i + 3}::text, $${3 * i + 4}::text)`).join(", ");
+  return `INSERT INTO a2a_tasks (id, state, task, expires_at, updated_at)
+SELECT r.id, r.state, r.task, now() + make_interval(secs => $1::double precision / 1000), now()
+FROM (VALUES ${rows}) AS r(id, state, task)
 ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, task = EXCLUDED.task, expires_at = EXCLUDED.expires_at, updated_at = now()
 WHERE a2a_tasks.state NOT IN ('completed', 'failed', 'canceled', 'rejected')
    OR (a2a_tasks.state = 'canceled' AND EXCLUDED.state = 'completed')`;
+}
+const UPSERTS: string[] = Array.from({ length: TASK_BATCH + 1 }, (_, n) => (n ? upsertSql(n) : ""));
 
 async function writeRows(rows: Row[]): Promise<void> {
   // One row per task: the last write of a task in the batch wins, as it would one by one.
@@ -149,7 +192,12 @@ async function writeRows(rows: Row[]): Promise<void> {
   for (const r of rows) last.set(r.id, r);
   const kept = [...last.values()];
   const h = await getDbHandle();
-  await h.query(UPSERT, [kept.map((r) => r.id), kept.map((r) => r.state), kept.map((r) => r.json), A2A_TASK_TTL_MS], { name: "a2a_task_upsert_v3" });
+  for (let at = 0; at < kept.length; at += TASK_BATCH) {
+    const part = kept.slice(at, at + TASK_BATCH);
+    const params: unknown[] = [A2A_TASK_TTL_MS];
+    for (const r of part) params.push(r.id, r.state, Buffer.from(r.json));
+    await h.query(UPSERTS[part.length]!, params, { name: `a2a_task_upsert_v4_${part.length}` });
+  }
 }
 
 const SWEEP_EVERY_MS = 60_000;
@@ -159,7 +207,7 @@ export class DatabaseTaskStore implements TaskStore {
   private readonly write = groupCommit<Row, void>(async (rows) => {
     await writeRows(rows);
     return rows.map(() => undefined);
-  });
+  }, TASK_BATCH);
   private lastSweep = 0;
 
   async load(taskId: string, context?: ServerCallContext): Promise<Task | undefined> {

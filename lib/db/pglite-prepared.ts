@@ -65,6 +65,8 @@ export function preparedQuery(pg: PGlite, maxPrepared = MAX_PREPARED) {
   const run = async <T>(p: Prepared, params: unknown[]): Promise<T[]> => {
     const values = params.map((v, i) => {
       if (v === null || v === undefined) return null;
+      // Bytes go as they are, as a binary parameter (node-postgres sends a Buffer so too).
+      if (v instanceof Uint8Array) return v;
       const s = pg.serializers[p.paramTypes[i]!];
       return s ? s(v) : String(v);
     });

@@ -1,4 +1,5 @@
 /** The A2A pieces that need no server: message checks, credential reading, task redaction, x402 error codes. */
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Role, TaskState, type Message, type Part, type Task } from "@a2a-js/sdk";
 import { checkMessage, credentialOf, dataOf } from "@/lib/a2a/message";
@@ -8,6 +9,7 @@ import { closeDb, getDbHandle } from "@/lib/db/client";
 import { paymentErrorCode } from "@/lib/a2a/x402";
 import { a2aSkills } from "@/lib/a2a/skills";
 import { PRODUCTS } from "@/lib/catalog";
+import { hasPostgres, POSTGRES_URL } from "../helpers/services";
 
 const msg = (over: Partial<Message> = {}): Message => ({ role: Role.ROLE_USER, messageId: "m", contextId: "", taskId: "", parts: [], metadata: { skill: "fng" }, extensions: [], referenceTaskIds: [], ...over });
 const data = (value: unknown): Part => ({ content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "" });
@@ -135,6 +137,54 @@ describe("A2A task store (the instance's database; here embedded PGlite in memor
     expect(await store.load("r1")).toBeUndefined();
     await store.save(task({ id: "n1", history: [msg({ parts: [text("a\u0000b \\u0000")] })] }));
     expect((await store.load("n1"))?.history?.[0]?.parts[0]).toEqual(text("a\uFFFDb \\u0000"));
+  });
+});
+
+/**
+ * A burst of task writes: the group commit writes at most 32 tasks a statement, each task's
+ * JSON sent as its UTF-8 bytes. Every task must come back whole, whatever its text, on
+ * both databases an instance uses.
+ */
+describe.each([
+  { name: "embedded PGlite", env: { DATA_DIR: "memory" } as Record<string, string> },
+  { name: "PostgreSQL", env: { DATABASE_URL: "" } as Record<string, string> },
+])("A2A task store under a burst ($name)", ({ name, env }) => {
+  const TEXT = "quote \" backslash \\ tab \t newline \n é 漢字 🦊 \u2028 {\"a\":[1]} ";
+  let skip = false;
+  beforeAll(async () => {
+    await closeDb();
+    if (name === "PostgreSQL") {
+      skip = !(await hasPostgres());
+      process.env.DATABASE_URL = `${POSTGRES_URL}?schema=a2a_burst_${randomBytes(4).toString("hex")}`;
+    } else {
+      Object.assign(process.env, env);
+      delete process.env.DATABASE_URL;
+    }
+    resetEnvForTests();
+  });
+  afterAll(async () => {
+    await closeDb();
+    delete process.env.DATABASE_URL;
+    resetEnvForTests();
+  });
+
+  it("writes 70 tasks saved at once (three statements), each whole, and their later writes", async (ctx) => {
+    ctx.skip(skip, "PostgreSQL is not reachable on 127.0.0.1:5432");
+    const store = new DatabaseTaskStore();
+    const tasks: Task[] = Array.from({ length: 70 }, (_, i) => ({
+      id: `burst-${i}-${randomBytes(3).toString("hex")}`,
+      contextId: "c",
+      status: st("input-required"),
+      history: [msg({ messageId: `m${i}`, parts: [text(`${TEXT}${i}`.repeat(1 + (i % 7)))] })],
+      artifacts: [],
+      metadata: { skill: "fng", params: { note: TEXT } },
+    }));
+    await Promise.all(tasks.map((t) => store.save(t)));
+    for (const t of tasks) expect(await store.load(t.id)).toEqual(t);
+    // A second burst moves each on (the same statements, now updating the rows).
+    const done = tasks.map((t) => ({ ...t, status: st("completed") }));
+    await Promise.all(done.map((t) => store.save(t)));
+    for (const t of done) expect(await store.load(t.id)).toEqual(t);
   });
 });
 

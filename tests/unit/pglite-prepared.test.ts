@@ -34,6 +34,11 @@ describe("preparedQuery (PGlite)", () => {
     expect(await q(select, [["a", "b"]])).toEqual((await pg.query(select, [["a", "b"]])).rows);
   });
 
+  it("sends bytes as a binary parameter: a text parameter takes them as UTF-8 text", async () => {
+    const value = 'quote" back\\slash é 漢字 🦊';
+    expect(await q(`SELECT $1::text AS v, length($1::text) AS n`, [Buffer.from(value)])).toEqual([{ v: value, n: [...value].length }]);
+  });
+
   it("answers no rows for a statement without RETURNING, and nulls as null", async () => {
     expect(await q(`INSERT INTO t (id, n, big) VALUES ($1, $2, $3)`, ["c", 1, null])).toEqual([]);
     expect(await q(`SELECT big FROM t WHERE id = $1`, ["c"])).toEqual([{ big: null }]);
