@@ -113,6 +113,21 @@ describe("A2A task store (the instance's database; here embedded PGlite in memor
     expect((await store.load("f2"))?.status?.state).toBe(STATE["completed"]);
   });
 
+  it("uses the space of swept tasks again: the embedded database is vacuumed (it runs no autovacuum)", async () => {
+    const store = new DatabaseTaskStore();
+    const h = await getDbHandle();
+    const size = async () => Number((await h.query<{ n: string }>("SELECT pg_relation_size('a2a_tasks')::text AS n", []))[0]!.n);
+    const fill = (round: number) => Promise.all(Array.from({ length: 300 }, (_, i) => store.save(task({ id: `v${round}-${i}`, history: [msg({ parts: [text("x".repeat(1800))] })] }))));
+    await fill(0);
+    const filled = await size();
+    await h.query("UPDATE a2a_tasks SET expires_at = now() - interval '1 second'", []);
+    expect(await store.sweep()).toBeGreaterThanOrEqual(300);
+    await h.vacuum!();
+    await fill(1);
+    // Without the VACUUM the new rows went to new pages: the table doubled.
+    expect(await size()).toBeLessThanOrEqual(filled);
+  });
+
   it("forgets expired tasks, bounds the history and the size, and takes text PostgreSQL's jsonb has no character for", async () => {
     const store = new DatabaseTaskStore();
     await store.save(task({ id: "e1" }));
