@@ -65,7 +65,7 @@ const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_F
 
 function redact(m: Message): Message {
   const meta = m.metadata;
-  if (!meta || !SECRET_KEYS.some((k) => meta[k] !== undefined && meta[k] !== null)) return m;
+  if (!meta || !SECRET_KEYS.some((k) => meta[k] !== undefined && meta[k] !== null && meta[k] !== REDACTED)) return m;
   const clean: Record<string, unknown> = { ...meta };
   for (const k of SECRET_KEYS) if (clean[k] !== undefined && clean[k] !== null) clean[k] = REDACTED;
   return { ...m, metadata: clean };
@@ -91,11 +91,14 @@ export function redactTask(task: Task): Task {
  * instead of encoding it again (lib/a2a/rest.ts). Only tasks nobody changes afterwards
  * reach it unchanged: the direct path's (saveFinal); the SDK's are copied before they are kept.
  */
-const encoded = new WeakMap<Task, string>();
+function encodings(): WeakMap<Task, string> {
+  // Process-wide: the route bundle answering a message may hold another copy of this module than the handler's store.
+  return processState("a2a.tasks.encoded", () => new WeakMap<Task, string>());
+}
 
 /** The proto JSON text of `task` if the store encoded this very object (see above). */
 export function encodedTask(task: Task): string | undefined {
-  return encoded.get(task);
+  return encodings().get(task);
 }
 
 /**
@@ -130,7 +133,7 @@ export function boundedTask(task: Task, maxBytes = A2A_TASK_MAX_BYTES): { task: 
     json = toJson(kept);
   }
   // Kept as it was given (a bounded task is another object): the answer may reuse the text.
-  if (kept === task && json === wire) encoded.set(task, wire);
+  if (kept === task && json === wire) encodings().set(task, wire);
   return { task: kept, json };
 }
 

@@ -1,9 +1,9 @@
 /** The A2A pieces that need no server: message checks, credential reading, task redaction, x402 error codes. */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Role, TaskState, type Message, type Part, type Task } from "@a2a-js/sdk";
+import { Role, Task, TaskState, type Message, type Part } from "@a2a-js/sdk";
 import { checkMessage, credentialOf, dataOf } from "@/lib/a2a/message";
-import { boundedTask, DatabaseTaskStore, redactTask } from "@/lib/a2a/task-store";
+import { boundedTask, DatabaseTaskStore, encodedTask, redactTask } from "@/lib/a2a/task-store";
 import { resetEnvForTests } from "@/lib/config/env";
 import { closeDb, getDbHandle } from "@/lib/db/client";
 import { paymentErrorCode } from "@/lib/a2a/x402";
@@ -78,6 +78,19 @@ describe("A2A task store (the instance's database; here embedded PGlite in memor
     expect(loaded?.history?.[0]?.metadata).toEqual({ skill: "fng", api_key: "[redacted]", "x402.payment.payload": "[redacted]" });
     const rows = await (await getDbHandle()).query<{ task: unknown }>("SELECT task FROM a2a_tasks WHERE id = 't1'", []);
     expect(JSON.stringify(rows)).not.toContain("echo_fk_secret");
+  });
+
+  it("leaves a task already redacted as it is, and its answer reuses the text the store encoded for its row", async () => {
+    const clean = redactTask(task());
+    expect(redactTask(clean)).toBe(clean);
+    const { task: kept, json } = boundedTask(clean);
+    expect(kept).toBe(clean);
+    expect(encodedTask(clean)).toBe(json);
+    expect(JSON.parse(json)).toEqual(Task.toJSON(clean));
+    // A task the store had to change is another object: its given form has no text to reuse.
+    const secret = task({ id: "t2" });
+    boundedTask(secret);
+    expect(encodedTask(secret)).toBeUndefined();
   });
 
   it("keeps a request's writes in its buffer until the flush, then writes them once; another request reads the stored task", async () => {
