@@ -119,6 +119,7 @@ export const BENCH_ROWS: readonly Row[] = [
   { section: "mcp", label: "same: p99 ratio (HTTP p99 ÷ MCP p99)", figure: "mcp_vs_http_p99_ratio", goal: { op: "≥", value: 0.5 } },
   { section: "a2a", label: "A2A `message:send` (HTTP+JSON, free key in metadata) vs the same product over HTTP, same lane, 32 connections: throughput", figure: "a2a_vs_http_throughput_ratio", goal: { op: "≥", value: 0.9 }, detail: (f) => versus(f, "a2a_message_send_rps", "http_same_product_rps", "req/s") },
   { section: "a2a", label: "same: p99 ratio (HTTP p99 ÷ A2A p99)", figure: "a2a_vs_http_p99_ratio" },
+  { section: "a2a", label: "same, both on PostgreSQL (the task store every instance shares): throughput", figure: "a2a_postgres_vs_http_throughput_ratio", goal: { op: "≥", value: 0.8 }, detail: (f) => versus(f, "a2a_postgres_message_send_rps", "postgres_http_same_product_rps", "req/s") },
 ];
 
 function meets(v: number, g: Goal): boolean {

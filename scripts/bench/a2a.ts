@@ -7,9 +7,15 @@
  * cache, so the ratio isolates what A2A adds: the SDK's request handler and task life
  * cycle (task store: one row written to the database per message, event bus, result
  * manager) and its proto-JSON codec.
+ *
+ * Run twice when PostgreSQL is reachable: on the embedded database (the figures
+ * `a2a_*`, `http_same_product_*`) and on PostgreSQL (`a2a_postgres_*`,
+ * `postgres_http_same_product_*`), the deployment whose instances share their tasks.
  */
+import { randomBytes } from "node:crypto";
+import { hasPostgres, POSTGRES_URL } from "../../tests/helpers/services";
 import type { Target } from "./load";
-import { versusHttp } from "./versus";
+import { versusHttp, type Versus } from "./versus";
 
 const SKILL = "fng";
 
@@ -22,17 +28,28 @@ async function sendOnce(t: Target, when: string): Promise<void> {
   }
 }
 
+const A2A: Omit<Versus, "prefix" | "target"> = {
+  path: "/v1/fng",
+  build: (url, key) => ({
+    url: `${url}/a2a/v1/message:send`,
+    method: "POST",
+    headers: { "Content-Type": "application/a2a+json", "A2A-Version": "1.0" },
+    body: JSON.stringify({ message: { messageId: "bench", role: "ROLE_USER", parts: [{ data: {} }], metadata: { skill: SKILL, api_key: key } } }),
+  }),
+  check: sendOnce,
+};
+
 export async function a2aBench(): Promise<void> {
-  await versusHttp({
-    prefix: "a2a",
-    target: "a2a_message_send",
-    path: "/v1/fng",
-    build: (url, key) => ({
-      url: `${url}/a2a/v1/message:send`,
-      method: "POST",
-      headers: { "Content-Type": "application/a2a+json", "A2A-Version": "1.0" },
-      body: JSON.stringify({ message: { messageId: "bench", role: "ROLE_USER", parts: [{ data: {} }], metadata: { skill: SKILL, api_key: key } } }),
-    }),
-    check: sendOnce,
-  });
+  await versusHttp({ ...A2A, prefix: "a2a", target: "a2a_message_send" });
+  // The same on PostgreSQL, where the task store is the one every instance shares: the
+  // task's write runs in PostgreSQL's own process instead of the server's thread.
+  if (await hasPostgres()) {
+    await versusHttp({
+      ...A2A,
+      prefix: "a2a_postgres",
+      target: "a2a_postgres_message_send",
+      baseline: "postgres_http_same_product",
+      env: { DATABASE_URL: `${POSTGRES_URL}?schema=bench_a2a_${randomBytes(4).toString("hex")}` },
+    });
+  }
 }

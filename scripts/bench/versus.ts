@@ -25,11 +25,16 @@ export interface Versus {
   build(url: string, key: string): Target;
   /** Throws unless one call of the target served the product. */
   check(t: Target, when: string): Promise<void>;
+  /** The service's environment beyond the simulator's (e.g. DATABASE_URL). */
+  env?: Record<string, string>;
+  /** Figure names of the HTTP baseline (default `http_same_product`: `${baseline}_rps`…). */
+  baseline?: string;
 }
 
 export async function versusHttp(v: Versus): Promise<void> {
   const sim = await startSimulator({ seed: 402 });
-  const svc = await startService({ env: { ...sim.env, UPSTREAM_MODE: "live", LOG_LEVEL: "warn", FREE_KEY_DAILY_QUOTA: "100000000" } });
+  const svc = await startService({ env: { ...sim.env, ...v.env, UPSTREAM_MODE: "live", LOG_LEVEL: "warn", FREE_KEY_DAILY_QUOTA: "100000000" } });
+  const baseline = v.baseline ?? "http_same_product";
   try {
     const minted = (await (await fetch(`${svc.url}/v1/free-key`)).json()) as { api_key?: string };
     if (!minted.api_key) throw new Error(`could not mint a free key: ${JSON.stringify(minted)}`);
@@ -45,10 +50,10 @@ export async function versusHttp(v: Versus): Promise<void> {
 
     report(`${v.prefix}_connections`, CONNECTIONS);
     report(`${v.prefix}_bench_seconds_per_target`, BENCH_SECONDS);
-    report("http_same_product_rps", base.rps);
-    report("http_same_product_p50_ms", base.p50);
-    report("http_same_product_p99_ms", base.p99);
-    report("http_same_product_errors", base.errors);
+    report(`${baseline}_rps`, base.rps);
+    report(`${baseline}_p50_ms`, base.p50);
+    report(`${baseline}_p99_ms`, base.p99);
+    report(`${baseline}_errors`, base.errors);
     report(`${v.target}_rps`, t.rps);
     report(`${v.target}_p50_ms`, t.p50);
     report(`${v.target}_p99_ms`, t.p99);

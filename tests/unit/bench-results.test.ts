@@ -64,9 +64,10 @@ describe("benchmark figures", () => {
     expect(row("x402 call")).toMatch(/\| not measured \| ≤ 2\.5 \| — \|$/);
     // What npm run bench prints after the sections it ran: their rows only, each with its target.
     const printed = benchSummary(results, ["lane", "a2a"]);
-    expect(printed).toHaveLength(5);
+    expect(printed).toHaveLength(6);
     expect(printed[0]).toMatch(/^Key call on the fast lane .*: 0\.16 \(5600 vs 35000 req\/s\); target ≥ 0\.15; met: yes$/);
     expect(printed.find((l) => l.startsWith("A2A"))).toMatch(/: not measured; target ≥ 0\.9; met: —$/);
+    expect(printed.find((l) => l.startsWith("same, both on PostgreSQL"))).toMatch(/: not measured; target ≥ 0\.8; met: —$/);
     expect(printed.some((l) => l.startsWith("MCP"))).toBe(false);
   });
   it("records the machine it ran on, with its load", () => {
