@@ -86,10 +86,11 @@ export function redactTask(task: Task): Task {
 }
 
 /**
- * The proto JSON text of tasks the store encoded exactly as they are (nothing redacted, cut
- * or bounded, no character replaced): the answer that carries the same task reuses it
- * instead of encoding it again (lib/a2a/rest.ts). Only tasks nobody changes afterwards
- * reach it unchanged: the direct path's (saveFinal); the SDK's are copied before they are kept.
+ * The proto JSON text of the tasks saved final (saveFinal: the direct path's, never changed
+ * afterwards) whose row holds them exactly as they are (nothing redacted, cut or bounded, no
+ * character replaced): the row's write and the answer that carries the same task reuse it
+ * instead of encoding it again (lib/a2a/rest.ts). The SDK's tasks, which it changes in
+ * place, never get one.
  */
 function encodings(): WeakMap<Task, string> {
   // Process-wide: the route bundle answering a message may hold another copy of this module than the handler's store.
@@ -115,8 +116,11 @@ function forJsonb(json: string): string {
   return json.includes("\\u0000") ? json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, "$1\\ufffd") : json;
 }
 
-/** The task as it is kept: redacted, its history cut to the newest messages, its size bounded. */
-export function boundedTask(task: Task, maxBytes = A2A_TASK_MAX_BYTES): { task: Task; json: string } {
+/**
+ * The task as it is kept: redacted, its history cut to the newest messages, its size
+ * bounded. `exact`: `json` is the given task's own proto JSON text (it was kept as it is).
+ */
+export function boundedTask(task: Task, maxBytes = A2A_TASK_MAX_BYTES): { task: Task; json: string; exact: boolean } {
   let kept = redactTask(task);
   if (kept.history.length > A2A_TASK_MAX_HISTORY) kept = { ...kept, history: kept.history.slice(-A2A_TASK_MAX_HISTORY) };
   const wire = JSON.stringify(Task.toJSON(kept));
@@ -132,9 +136,8 @@ export function boundedTask(task: Task, maxBytes = A2A_TASK_MAX_BYTES): { task: 
     kept = { ...kept, history: [], artifacts: kept.artifacts.map((a) => ({ ...a, parts: [] })) };
     json = toJson(kept);
   }
-  // Kept as it was given (a bounded task is another object): the answer may reuse the text.
-  if (kept === task && json === wire) encodings().set(task, wire);
-  return { task: kept, json };
+  // Kept as it was given: a redacted, cut or bounded task is another object.
+  return { task: kept, json, exact: kept === task && json === wire };
 }
 
 /** Where one request keeps the tasks it wrote until its flush (the binding's Caller implements it). */
@@ -258,6 +261,8 @@ export class DatabaseTaskStore implements TaskStore {
    * hence save's copy.
    */
   async saveFinal(task: Task, context: ServerCallContext): Promise<void> {
+    const { json, exact } = boundedTask(task);
+    if (exact) encodings().set(task, json);
     const buffer = bufferOf(context);
     if (buffer) buffer.pendingTasks.set(task.id, task);
     else await this.put(task);
@@ -273,7 +278,7 @@ export class DatabaseTaskStore implements TaskStore {
   }
 
   private async put(task: Task): Promise<void> {
-    const { json } = boundedTask(task);
+    const json = encodedTask(task) ?? boundedTask(task).json;
     await this.write({ id: task.id, state: stateName(task.status?.state), json });
     this.maybeSweep();
   }
