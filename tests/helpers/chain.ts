@@ -2,14 +2,15 @@
  * A local EVM chain for payment tests: Hardhat 2 (`hardhat node`, chain id 8453) with an
  * EIP-3009 USDC-like token compiled by solc-js and placed at the real Base USDC address,
  * plus Multicall3's tryAggregate at its canonical address. Real signatures, real
- * settlement transactions, real balances.
+ * settlement transactions, real balances. `startChain({ node: "anvil" })` runs the same
+ * chain on Foundry's anvil instead (from the @foundry-rs/anvil package).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createPublicClient, createWalletClient, defineChain, http, parseAbi, type Address, type Hex } from "viem";
 import { mnemonicToAccount, type HDAccount } from "viem/accounts";
 
@@ -91,10 +92,29 @@ export interface Chain {
   stop(): Promise<void>;
 }
 
-export async function startChain(): Promise<Chain> {
+/**
+ * The anvil binary of the @foundry-rs/anvil package's platform build (its optional
+ * dependency for this machine; the wrapper's own install script, which would fetch one
+ * otherwise, is not run).
+ */
+function anvilBinary(): string {
+  const arch = { x64: "amd64", arm64: "arm64" }[process.arch as string];
+  const pkg = `@foundry-rs/anvil-${process.platform}-${arch}`;
+  return join(dirname(require.resolve(`${pkg}/package.json`)), "bin", process.platform === "win32" ? "anvil.exe" : "anvil");
+}
+
+/**
+ * Starts a chain: Hardhat's node by default (every payment test's), or `node: "anvil"`,
+ * Foundry's node, which implements what Hardhat does not (EIP-7966's
+ * eth_sendRawTransactionSync) and answers as reth-based nodes do.
+ */
+export async function startChain(opts: { node?: "hardhat" | "anvil" } = {}): Promise<Chain> {
   const code = compileContracts();
   const port = await freePort();
-  const child: ChildProcess = spawn(
+  const child: ChildProcess =
+    opts.node === "anvil"
+      ? spawn(anvilBinary(), ["--host", "127.0.0.1", "--port", String(port), "--chain-id", "8453", "--hardfork", "cancun", "--accounts", "10", "--balance", "1000", "--mnemonic", MNEMONIC], { stdio: ["ignore", "pipe", "pipe"] })
+      : spawn(
     process.execPath,
     [join(root, "node_modules/hardhat/internal/cli/bootstrap.js"), "node", "--config", join(root, "tests/chain/hardhat.config.cjs"), "--hostname", "127.0.0.1", "--port", String(port)],
     { cwd: join(root, "tests/chain"), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: "true", DO_NOT_TRACK: "1" } },
@@ -103,9 +123,9 @@ export async function startChain(): Promise<Chain> {
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`hardhat node did not start:\n${out.slice(-3000)}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${opts.node ?? "hardhat"} node did not start:\n${out.slice(-3000)}`)), 60_000);
     const check = () => {
-      if (out.includes("Started HTTP and WebSocket JSON-RPC server")) {
+      if (out.includes("Started HTTP and WebSocket JSON-RPC server") || out.includes("Listening on")) {
         clearTimeout(timer);
         resolve();
       }
@@ -113,7 +133,7 @@ export async function startChain(): Promise<Chain> {
     child.stdout!.on("data", check);
     child.on("exit", (c) => {
       clearTimeout(timer);
-      reject(new Error(`hardhat node exited with ${c}:\n${out.slice(-3000)}`));
+      reject(new Error(`${opts.node ?? "hardhat"} node exited with ${c}:\n${out.slice(-3000)}`));
     });
   });
   const rpcUrl = `http://127.0.0.1:${port}`;

@@ -20,6 +20,14 @@
  * node, with the same faults, is at `wsUrl` over WebSocket. `requests` holds every message
  * received, in arrival order; `failMethods` makes every message calling one of those methods
  * fail (HTTP 503, counted in `failedRequests`).
+ *
+ * `syncDialect` makes the proxy a node that has EIP-7966's eth_sendRawTransactionSync
+ * (the test chain, Hardhat, does not), reading its optional wait the way one kind of node
+ * does: "number" (a JSON number of milliseconds, refused over 6000 as Base's nodes do),
+ * "hex" (a hex quantity: go-ethereum's hexutil.Uint64, Arbitrum), "bare" (the transaction
+ * alone: anvil). A form the dialect does not read is refused as invalid params (-32602)
+ * before anything is sent, and counted in `syncRefusals`; one it reads is sent to the
+ * chain and answered with its receipt (the chain automines), counted in `syncSends`.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -27,6 +35,19 @@ import { parseTransaction, type Hex } from "viem";
 import { WebSocketServer } from "ws";
 
 export type Fault = "none" | "hang-after-send" | "drop-send" | "down-at-settle" | "reorder-sends" | "hold-send";
+export type SyncDialect = "number" | "hex" | "bare";
+
+/** Why `dialect` refuses eth_sendRawTransactionSync's parameters `params` (null: it reads them). */
+function syncParamsRefusal(dialect: SyncDialect, params: unknown[]): string | null {
+  if (typeof params[0] !== "string") return "invalid type: expected a hex string";
+  if (params.length > 2) return `expected at most 2 params but got ${params.length}`;
+  if (params.length === 1) return null;
+  const wait = params[1];
+  if (dialect === "bare") return "expected params sequence with length 1 but got 2";
+  if (dialect === "hex") return typeof wait === "string" && /^0x[0-9a-f]+$/i.test(wait) ? null : "invalid argument 1: json: cannot unmarshal non-string into Go value of type hexutil.Uint64";
+  if (typeof wait !== "number" || !Number.isInteger(wait) || wait <= 0) return "invalid type: expected a positive integer";
+  return wait > 6000 ? `timeout ${wait} ms exceeds the maximum of 6000 ms` : null;
+}
 
 /** The nonce of the transaction a request sends (a single call or a batch). */
 function sentNonce(body: string): number {
@@ -36,7 +57,7 @@ function sentNonce(body: string): number {
 }
 
 export async function rpcProxy(target: string) {
-  const state = { fault: "none" as Fault, sends: 0, sentNonces: [] as number[], refuseBatches: false, refusedBatches: 0, down: false, gapRefusals: 0, nonceRefusals: 0, loseNextAnswer: false, failMethods: [] as string[], failedRequests: 0 };
+  const state = { fault: "none" as Fault, sends: 0, sentNonces: [] as number[], refuseBatches: false, refusedBatches: 0, down: false, gapRefusals: 0, nonceRefusals: 0, loseNextAnswer: false, failMethods: [] as string[], failedRequests: 0, syncDialect: null as SyncDialect | null, syncRefusals: 0, syncSends: 0 };
   /** The send held by "hold-send": its nonce, and how to let it go. */
   let holding: { nonce: Promise<number>; seen: (n: number) => void; go: () => void; turn: Promise<void>; after?: () => Promise<void> } | null = null;
   const armHold = () => {
@@ -62,6 +83,23 @@ export async function rpcProxy(target: string) {
       // A node failing these calls (HTTP 503, nothing executed), answering everything else.
       state.failedRequests++;
       return { status: 503, text: "service unavailable" };
+    }
+    if (state.syncDialect && body.includes('"eth_sendRawTransactionSync"') && !body.trimStart().startsWith("[")) {
+      const call = JSON.parse(body) as { id: unknown; params: unknown[] };
+      const refusal = syncParamsRefusal(state.syncDialect, call.params);
+      if (refusal) {
+        state.syncRefusals++;
+        return { status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: call.id, error: { code: -32602, message: refusal } }) };
+      }
+      // Sent to the chain through this proxy (its faults apply), then its receipt.
+      const sent = await handle(JSON.stringify({ jsonrpc: "2.0", id: call.id, method: "eth_sendRawTransaction", params: [call.params[0]] }));
+      if (typeof sent === "string") return sent;
+      const answer = JSON.parse(sent.text) as { result?: Hex; error?: unknown };
+      if (answer.error) return sent;
+      state.syncSends++;
+      const receipt = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getTransactionReceipt", params: [answer.result] }) });
+      const { result } = (await receipt.json()) as { result: unknown };
+      return { status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: call.id, ...(result ? { result } : { error: { code: 4, message: "The transaction was added to the mempool but wasn't processed within the timeout", data: answer.result } }) }) };
     }
     if (state.refuseBatches && body.trimStart().startsWith("[")) {
       // Like providers that do not take batches: one error object, nothing executed.

@@ -44,6 +44,22 @@ const NONCE_ATTEMPTS = 5;
 const SEND_WINDOW_MS = 4000;
 /** Timeout of a plain send (the node answers at once when it accepts or refuses). */
 const SEND_TIMEOUT_MS = 5000;
+/**
+ * The longest eth_sendRawTransactionSync is asked to wait for inclusion (less when the RPC
+ * timeout is shorter). Base's nodes refuse a wait over 6000 ms; past this one the
+ * settlement looks for the receipt itself (code 4), as for any other node.
+ */
+const SYNC_WAIT_MS = 5000;
+/** JSON-RPC's "invalid params": the node refused the request's parameters before running it. */
+const INVALID_PARAMS = -32602;
+/**
+ * The forms of eth_sendRawTransactionSync's parameters, in the order tried: the wait in
+ * milliseconds as a JSON number (EIP-7966's text, viem, Base), as a hex quantity (go-ethereum
+ * reads it as hexutil.Uint64, Arbitrum Nitro), or left out, the node's own default (anvil
+ * takes the transaction alone).
+ */
+const SYNC_FORMS: Array<(raw: Hex, waitMs: number) => unknown[]> = [(raw, ms) => [raw, ms], (raw, ms) => [raw, `0x${ms.toString(16)}`], (raw) => [raw]];
+const SYNC_FORM_NAMES = ["number", "hex", "none"];
 /** How long signed transactions are kept for sending again if the node drops them. */
 const KEEP_SIGNED_MS = 5 * 60_000;
 /** How long a gap filler's receipt is waited for, to record what it cost. */
@@ -150,6 +166,12 @@ export class KeySender {
   private batches = true;
   /** Whether the node has EIP-7966's eth_sendRawTransactionSync (null until the first send asks). */
   private sync: boolean | null = null;
+  /**
+   * How eth_sendRawTransactionSync's wait is passed, the first form still to try (see
+   * SYNC_FORMS): nodes read that parameter differently, and refuse the forms they do not
+   * read as invalid params, before taking the transaction.
+   */
+  private syncForm = 0;
   private readonly inclusion: InclusionWatcher<Receipt>;
   /** When each waiting transaction was last nudged (sent again if dropped, gap below repaired). */
   private readonly nudged = new Map<Hex, number>();
@@ -556,20 +578,41 @@ export class KeySender {
    * is included, with its receipt), asked once per process: null when the node does not
    * have the method (nothing was sent), else the answers in post()'s shape. The node takes
    * the transaction when the request arrives, so its pending nonce counts it from then on.
+   *
+   * Nodes that have the method read its optional wait differently (SYNC_FORMS): a form a
+   * node does not read is refused as invalid params (-32602), which a node answers before
+   * it looks at the transaction, so the same transaction goes out again in the next form;
+   * the form that worked is kept. A node that reads none of them is sent to without it.
    */
   private async sendSync(raw: Hex, hash: Hex): Promise<RpcAnswer[] | null> {
-    const waitMs = Math.max(1000, this.node.timeoutMs - 1000);
-    const [res] = (await rpcCalls(this.node.rpcUrl, this.node.timeoutMs, [["eth_sendRawTransactionSync", [raw, waitMs]]]))!;
-    // Concurrent first sends all ask: any "no such method" answer settles it, and only a
-    // real answer (a receipt, or code 4) proves the method exists.
-    if (res!.error && /not (supported|found|available|implemented)|does not exist|unsupported|unknown method/i.test(res!.error.message)) {
-      this.sync = false;
-      return null;
+    const waitMs = Math.max(1000, Math.min(SYNC_WAIT_MS, this.node.timeoutMs - 1000));
+    for (;;) {
+      const form = this.syncForm;
+      if (form >= SYNC_FORMS.length) {
+        this.sync = false;
+        return null;
+      }
+      const [res] = (await rpcCalls(this.node.rpcUrl, this.node.timeoutMs, [["eth_sendRawTransactionSync", SYNC_FORMS[form]!(raw, waitMs)]]))!;
+      const e = res!.error;
+      // Concurrent first sends all ask: any "no such method" answer settles it, and only a
+      // real answer (a receipt, or code 4) proves the method exists.
+      if (e && /not (supported|found|available|implemented)|does not exist|unsupported|unknown method/i.test(e.message)) {
+        this.sync = false;
+        return null;
+      }
+      if (e?.code === INVALID_PARAMS) {
+        // Concurrent sends may have moved past this form already.
+        if (this.syncForm === form) {
+          this.syncForm = form + 1;
+          log.info("settlement.sync_send_form", { sender: this.nonces.key, refused: SYNC_FORM_NAMES[form], message: e.message });
+        }
+        continue;
+      }
+      if (!e || e.code === 4) this.sync = true;
+      // Code 4: accepted but not included within the wait; the caller looks for the receipt.
+      if (e?.code === 4) return [{ id: 0, result: hash }, { id: 1 }];
+      return [res!, { id: 1, result: res!.result }];
     }
-    if (!res!.error || res!.error.code === 4) this.sync = true;
-    // Code 4: accepted but not included within the wait; the caller looks for the receipt.
-    if (res!.error?.code === 4) return [{ id: 0, result: hash }, { id: 1 }];
-    return [res!, { id: 1, result: res!.result }];
   }
 
   /** One look for receipts, with the head's number for the block clock: one batch where the node takes batches. */

@@ -1,0 +1,112 @@
+/**
+ * Settlement through nodes that have EIP-7966's eth_sendRawTransactionSync, which read its
+ * optional wait in different ways (lib/payments/x402/sender.ts, SYNC_FORMS):
+ * - a JSON number of milliseconds, refused over 6000 as Base's nodes do;
+ * - a hex quantity only (go-ethereum's hexutil.Uint64, Arbitrum);
+ * - no wait at all (anvil);
+ * each emulated by the JSON-RPC proxy in front of the Hardhat chain (tests/helpers/rpc-proxy.ts),
+ * and the last on a real anvil node too. Until 2026-11-27 the service sent a 14 000 ms wait
+ * as a number: every one of these nodes refused it as invalid params, and every confirmed
+ * payment was answered 503 settlement_pending, none ever settled. Now each payment settles
+ * in one transaction sent with the method, the forms a node refuses are tried once per
+ * process, and nothing is sent twice.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Hex } from "viem";
+import { startChain, type Chain } from "../helpers/chain";
+import { startFixture, type Fixture } from "../helpers/fixture";
+import { decodeB64Json, requirementFrom, signAuthorization, v2Header } from "../helpers/payments";
+import { rpcProxy, type SyncDialect } from "../helpers/rpc-proxy";
+
+const PRICE = 10_000n; // /v1/fng
+
+/**
+ * Three payments for /v1/fng through a service whose node is `rpcUrl`, one after the
+ * other: each is served, moves the price once, and is settled by a transaction of its own
+ * that succeeded on chain.
+ */
+async function payThrice(chain: Chain, rpcUrl: string): Promise<Hex[]> {
+  const payer = chain.accounts[1]!;
+  const payTo = chain.accounts[2]!;
+  const fx: Fixture = await startFixture({ env: { PAY_TO_ADDRESS: payTo.address, FACILITATOR_PRIVATE_KEY: chain.privateKey(0), SETTLEMENT_RPC_URL: rpcUrl } });
+  try {
+    const key = chain.accounts[0]!.address;
+    const sentBefore = await chain.publicClient.getTransactionCount({ address: key });
+    const before = await chain.usdcBalance(payer.address);
+    const txs: Hex[] = [];
+    for (let i = 0; i < 3; i++) {
+      const req = requirementFrom(await fx.get("/v1/fng")).accepts[0]!;
+      const header = v2Header(req, await signAuthorization(payer, { to: req.payTo as Hex, value: BigInt(req.amount) }));
+      const res = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect((await res.json()).index).toBeTypeOf("number");
+      const receipt = decodeB64Json<{ success: boolean; transaction: Hex }>(res.headers.get("payment-response"));
+      expect(receipt.success).toBe(true);
+      expect((await chain.publicClient.getTransactionReceipt({ hash: receipt.transaction })).status).toBe("success");
+      txs.push(receipt.transaction);
+    }
+    expect(new Set(txs).size).toBe(3);
+    expect(await chain.usdcBalance(payer.address)).toBe(before - 3n * PRICE);
+    // One transaction of the key per payment: nothing sent twice, no gap filled.
+    expect(await chain.publicClient.getTransactionCount({ address: key })).toBe(sentBefore + 3);
+    return txs;
+  } finally {
+    await fx.close();
+  }
+}
+
+describe("eth_sendRawTransactionSync, as each kind of node reads its wait (proxy in front of Hardhat)", () => {
+  let chain: Chain;
+  beforeAll(async () => {
+    chain = await startChain();
+    await chain.mintUsdc(chain.accounts[1]!.address, 1_000_000n);
+  }, 120_000);
+  afterAll(async () => chain?.stop());
+
+  // The forms are tried in this order: number, hex, none.
+  const cases: Array<{ dialect: SyncDialect; refused: number; what: string }> = [
+    { dialect: "number", refused: 0, what: "a number of milliseconds up to 6000 (Base)" },
+    { dialect: "hex", refused: 1, what: "a hex quantity only (go-ethereum, Arbitrum)" },
+    { dialect: "bare", refused: 2, what: "no wait at all (anvil)" },
+  ];
+  for (const c of cases) {
+    it(`a node that reads ${c.what}: every payment settles with the method, the refused forms asked once`, async () => {
+      const proxy = await rpcProxy(chain.rpcUrl);
+      proxy.state.syncDialect = c.dialect;
+      try {
+        await payThrice(chain, proxy.url);
+        expect(proxy.state.syncSends).toBe(3);
+        // Only the first payment's send met the forms this node refuses; none of them sent anything.
+        expect(proxy.state.syncRefusals).toBe(c.refused);
+        expect(proxy.state.sends).toBe(3);
+      } finally {
+        await proxy.close();
+      }
+    }, 120_000);
+  }
+});
+
+describe("eth_sendRawTransactionSync on a real anvil node", () => {
+  let chain: Chain;
+  beforeAll(async () => {
+    chain = await startChain({ node: "anvil" });
+    await chain.mintUsdc(chain.accounts[1]!.address, 1_000_000n);
+  }, 120_000);
+  afterAll(async () => chain?.stop());
+
+  it("every payment settles in one transaction the node answered with its receipt", async () => {
+    const proxy = await rpcProxy(chain.rpcUrl);
+    try {
+      const txs = await payThrice(chain, proxy.url);
+      const syncCalls = proxy.requests.map((b) => JSON.parse(b) as { method?: string; params?: unknown[] }).filter((m) => m.method === "eth_sendRawTransactionSync");
+      // The transaction alone, the form anvil reads, carried each of the three.
+      const bare = syncCalls.filter((m) => m.params!.length === 1);
+      expect(bare).toHaveLength(3);
+      // No other send of these transactions: the method's answer was the settlement's.
+      expect(proxy.requests.filter((b) => b.includes('"eth_sendRawTransaction"'))).toHaveLength(0);
+      expect(txs).toHaveLength(3);
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+});
