@@ -2,7 +2,8 @@
  * Payment figures (issue: payments and credentials):
  * - latency of an x402-paid call (verify + settle on the local chain) and of a
  *   bundle-token call, each as a ratio to a free-key call of the same cached product,
- *   one call at a time, the three kinds interleaved in the same run;
+ *   one call at a time, the three kinds interleaved in the same run; the x402 pair again
+ *   on an anvil node;
  * - ledger throughput: credits consumed per second under 100 concurrent callers on one
  *   bundle, embedded (PGlite) and PostgreSQL;
  * - settlement on real block times (interval mining): served ratio of 40 concurrent
@@ -65,6 +66,44 @@ async function buyEnterpriseBundle(svc: Service, chain: Chain): Promise<string> 
   return (await res.json()).bundle_token;
 }
 
+/**
+ * The same x402 ÷ key pair on a local anvil node (Foundry): a node that has EIP-7966's
+ * eth_sendRawTransactionSync, so the settlement's send is answered with its receipt, and
+ * whose JSON-RPC answers take a fraction of Hardhat's (its server is Rust, Hardhat's
+ * Node.js). What is left of the ratio is more the service's own work than the node's.
+ */
+async function x402OnAnvil(sim: Simulator): Promise<void> {
+  const chain = await startChain({ node: "anvil" });
+  try {
+    await chain.mintUsdc(chain.accounts[1]!.address, 1_000_000_000n);
+    const svc = await paymentService(chain, sim);
+    try {
+      const key = (await (await fetch(`${svc.url}/v1/free-key`)).json()).api_key as string;
+      const req = JSON.parse(Buffer.from((await fetch(`${svc.url}${PRODUCT}`)).headers.get("payment-required")!, "base64").toString()).accepts[0];
+      const payer = chain.accounts[1]!;
+      await timed(20, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "X-Api-Key": key } }));
+      const headers = await Promise.all(Array.from({ length: 55 }, async () => v2Header(req, await signAuthorization(payer, { to: req.payTo, value: BigInt(req.amount) }))));
+      await timed(5, (i) => fetch(`${svc.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": headers[i]! } }));
+      // The same rhythm as on Hardhat: two key calls (the bundle's two as keys here), one paid.
+      const keyLat: number[] = [];
+      const x402Lat: number[] = [];
+      for (let i = 0; i < 50; i++) {
+        keyLat.push(...(await timed(2, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "X-Api-Key": key } }))));
+        await timed(2, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "X-Api-Key": key } }));
+        x402Lat.push(...(await timed(1, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": headers[i + 5]! } }))));
+      }
+      const k50 = percentile(keyLat, 50);
+      report("anvil_api_key_call_p50_ms", k50);
+      report("anvil_x402_call_p50_ms", percentile(x402Lat, 50));
+      report("anvil_x402_vs_api_key_latency_ratio", percentile(x402Lat, 50) / k50);
+    } finally {
+      await svc.stop();
+    }
+  } finally {
+    await chain.stop();
+  }
+}
+
 export async function paymentsBench(): Promise<void> {
   const sim = await startSimulator({ seed: 402 });
   const chain = await startChain();
@@ -103,6 +142,7 @@ export async function paymentsBench(): Promise<void> {
     } finally {
       await svc.stop();
     }
+    await x402OnAnvil(sim);
     await settlementBench(chain, sim);
     if (await hasPostgres()) {
       const pg = await paymentService(chain, sim, { DATABASE_URL: `${POSTGRES_URL}?schema=bench_${randomBytes(4).toString("hex")}` });

@@ -106,9 +106,11 @@ function anvilBinary(): string {
 /**
  * Starts a chain: Hardhat's node by default (every payment test's), or `node: "anvil"`,
  * Foundry's node, which implements what Hardhat does not (EIP-7966's
- * eth_sendRawTransactionSync) and answers as reth-based nodes do.
+ * eth_sendRawTransactionSync). TEST_CHAIN=anvil makes anvil the default, to run the
+ * payment suites on it.
  */
 export async function startChain(opts: { node?: "hardhat" | "anvil" } = {}): Promise<Chain> {
+  opts = { node: process.env.TEST_CHAIN === "anvil" ? "anvil" : "hardhat", ...opts };
   const code = compileContracts();
   const port = await freePort();
   const child: ChildProcess =
@@ -168,8 +170,17 @@ export async function startChain(opts: { node?: "hardhat" | "anvil" } = {}): Pro
       return publicClient.readContract({ address: WALLET_FACTORY, abi: walletFactoryAbi, functionName: "addressOf", args: [owner, salt] });
     },
     setIntervalMining: async (ms) => {
-      await rpc("evm_setAutomine", [ms === 0]);
-      await rpc("evm_setIntervalMining", [ms]);
+      // In this order on both nodes: anvil's evm_setIntervalMining(0) stops all mining,
+      // automine included, until evm_setAutomine(true) turns it back on.
+      if (ms === 0) {
+        await rpc("evm_setIntervalMining", [0]);
+        await rpc("evm_setAutomine", [true]);
+      } else {
+        // anvil reads the interval in whole seconds, Hardhat in milliseconds.
+        if (opts.node === "anvil" && ms % 1000 !== 0) throw new Error(`anvil mines at whole-second intervals only, not ${ms} ms`);
+        await rpc("evm_setAutomine", [false]);
+        await rpc("evm_setIntervalMining", [opts.node === "anvil" ? ms / 1000 : ms]);
+      }
     },
     stop: async () => {
       if (child.exitCode === null) {

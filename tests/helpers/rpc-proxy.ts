@@ -1,6 +1,7 @@
 /**
  * A loopback JSON-RPC proxy in front of the test chain that can fail like a real node:
- * `fault` applies to the next eth_sendRawTransaction only ("hang-after-send": forwarded
+ * `fault` applies to the next send only (eth_sendRawTransaction, or eth_sendRawTransactionSync
+ * on a node that has it, such as anvil) ("hang-after-send": forwarded
  * and mined, answer lost; "drop-send": never forwarded, never answered; "down-at-settle":
  * from the settlement's first request to the node on (its gas estimate or its send: the
  * fees and the key's nonces are read ahead, during verification), every connection is cut
@@ -52,7 +53,7 @@ function syncParamsRefusal(dialect: SyncDialect, params: unknown[]): string | nu
 /** The nonce of the transaction a request sends (a single call or a batch). */
 function sentNonce(body: string): number {
   const calls = [JSON.parse(body)].flat() as Array<{ method: string; params: unknown[] }>;
-  const send = calls.find((c) => c.method === "eth_sendRawTransaction")!;
+  const send = calls.find((c) => c.method === "eth_sendRawTransaction" || c.method === "eth_sendRawTransactionSync")!;
   return parseTransaction(send.params[0] as Hex).nonce ?? 0;
 }
 
@@ -74,7 +75,7 @@ export async function rpcProxy(target: string) {
   /** What the proxy does with one JSON-RPC message (an HTTP request's body or a WebSocket message): answer it, cut the connection, or stay silent. */
   const handle = async (body: string): Promise<{ status: number; text: string } | "cut" | "silent"> => {
     requests.push(body);
-    if (state.fault === "down-at-settle" && /"eth_estimateGas"|"eth_sendRawTransaction"/.test(body)) {
+    if (state.fault === "down-at-settle" && /"eth_estimateGas"|"eth_sendRawTransaction(Sync)?"/.test(body)) {
       state.fault = "none";
       state.down = true;
     }
@@ -106,7 +107,7 @@ export async function rpcProxy(target: string) {
       state.refusedBatches++;
       return { status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch requests are not supported" } }) };
     }
-    const isSend = /"eth_sendRawTransaction"/.test(body);
+    const isSend = /"eth_sendRawTransaction(Sync)?"/.test(body);
     let fault = isSend ? state.fault : "none";
     const lose = isSend && state.loseNextAnswer;
     if (lose) state.loseNextAnswer = false;
