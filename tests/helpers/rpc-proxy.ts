@@ -1,7 +1,7 @@
 /**
  * A loopback JSON-RPC proxy in front of the test chain that can fail like a real node:
  * `fault` applies to the next send only (eth_sendRawTransaction, or eth_sendRawTransactionSync
- * on a node that has it, such as anvil) ("hang-after-send": forwarded
+ * when the node behind has it, as anvil does) ("hang-after-send": forwarded
  * and mined, answer lost; "drop-send": never forwarded, never answered; "down-at-settle":
  * from the settlement's first request to the node on (its gas estimate or its send: the
  * fees and the key's nonces are read ahead, during verification), every connection is cut
@@ -58,6 +58,12 @@ function sentNonce(body: string): number {
 }
 
 export async function rpcProxy(target: string) {
+  // Whether the node itself has eth_sendRawTransactionSync (anvil does, Hardhat does not):
+  // only then is that method a send the faults apply to. Against Hardhat it is the
+  // service's question whether the method exists, answered "not supported", nothing sent.
+  const probe = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_sendRawTransactionSync", params: ["0x"] }) });
+  const targetSyncs = !/not (supported|found|available|implemented)|does not exist|unsupported|unknown method/i.test(await probe.text());
+  const sendCall = targetSyncs ? /"eth_sendRawTransaction(Sync)?"/ : /"eth_sendRawTransaction"/;
   const state = { fault: "none" as Fault, sends: 0, sentNonces: [] as number[], refuseBatches: false, refusedBatches: 0, down: false, gapRefusals: 0, nonceRefusals: 0, loseNextAnswer: false, failMethods: [] as string[], failedRequests: 0, syncDialect: null as SyncDialect | null, syncRefusals: 0, syncSends: 0 };
   /** The send held by "hold-send": its nonce, and how to let it go. */
   let holding: { nonce: Promise<number>; seen: (n: number) => void; go: () => void; turn: Promise<void>; after?: () => Promise<void> } | null = null;
@@ -75,7 +81,7 @@ export async function rpcProxy(target: string) {
   /** What the proxy does with one JSON-RPC message (an HTTP request's body or a WebSocket message): answer it, cut the connection, or stay silent. */
   const handle = async (body: string): Promise<{ status: number; text: string } | "cut" | "silent"> => {
     requests.push(body);
-    if (state.fault === "down-at-settle" && /"eth_estimateGas"|"eth_sendRawTransaction(Sync)?"/.test(body)) {
+    if (state.fault === "down-at-settle" && (/"eth_estimateGas"/.test(body) || sendCall.test(body))) {
       state.fault = "none";
       state.down = true;
     }
@@ -107,7 +113,7 @@ export async function rpcProxy(target: string) {
       state.refusedBatches++;
       return { status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch requests are not supported" } }) };
     }
-    const isSend = /"eth_sendRawTransaction(Sync)?"/.test(body);
+    const isSend = sendCall.test(body);
     let fault = isSend ? state.fault : "none";
     const lose = isSend && state.loseNextAnswer;
     if (lose) state.loseNextAnswer = false;
