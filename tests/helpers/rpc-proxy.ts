@@ -29,6 +29,9 @@
  * alone: anvil). A form the dialect does not read is refused as invalid params (-32602)
  * before anything is sent, and counted in `syncRefusals`; one it reads is sent to the
  * chain and answered with its receipt (the chain automines), counted in `syncSends`.
+ * `refuseNextSyncTx` makes the transaction of the next eth_sendRawTransactionSync one the
+ * node cannot decode, as anvil answers such a transaction: invalid params, in any form and
+ * by eth_sendRawTransaction too, nothing sent (counted in `invalidTxRefusals`).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -64,7 +67,9 @@ export async function rpcProxy(target: string) {
   const probe = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_sendRawTransactionSync", params: ["0x"] }) });
   const targetSyncs = !/not (supported|found|available|implemented)|does not exist|unsupported|unknown method/i.test(await probe.text());
   const sendCall = targetSyncs ? /"eth_sendRawTransaction(Sync)?"/ : /"eth_sendRawTransaction"/;
-  const state = { fault: "none" as Fault, sends: 0, sentNonces: [] as number[], refuseBatches: false, refusedBatches: 0, down: false, gapRefusals: 0, nonceRefusals: 0, loseNextAnswer: false, failMethods: [] as string[], failedRequests: 0, syncDialect: null as SyncDialect | null, syncRefusals: 0, syncSends: 0 };
+  const state = { fault: "none" as Fault, sends: 0, sentNonces: [] as number[], refuseBatches: false, refusedBatches: 0, down: false, gapRefusals: 0, nonceRefusals: 0, loseNextAnswer: false, failMethods: [] as string[], failedRequests: 0, syncDialect: null as SyncDialect | null, syncRefusals: 0, syncSends: 0, refuseNextSyncTx: false, invalidTxRefusals: 0 };
+  /** The transaction refuseNextSyncTx made undecodable. */
+  let invalidRaw: string | null = null;
   /** The send held by "hold-send": its nonce, and how to let it go. */
   let holding: { nonce: Promise<number>; seen: (n: number) => void; go: () => void; turn: Promise<void>; after?: () => Promise<void> } | null = null;
   const armHold = () => {
@@ -90,6 +95,18 @@ export async function rpcProxy(target: string) {
       // A node failing these calls (HTTP 503, nothing executed), answering everything else.
       state.failedRequests++;
       return { status: 503, text: "service unavailable" };
+    }
+    if (state.refuseNextSyncTx && body.includes('"eth_sendRawTransactionSync"') && !body.trimStart().startsWith("[")) {
+      state.refuseNextSyncTx = false;
+      invalidRaw = (JSON.parse(body) as { params: string[] }).params[0]!;
+    }
+    if (invalidRaw && body.includes(invalidRaw)) {
+      state.invalidTxRefusals++;
+      // The send refused; a receipt asked for in the same batch is not there.
+      const answer = (c: { id: unknown; method: string }) =>
+        c.method.startsWith("eth_sendRawTransaction") ? { jsonrpc: "2.0", id: c.id, error: { code: -32602, message: "Failed to decode transaction" } } : { jsonrpc: "2.0", id: c.id, result: null };
+      const parsed = JSON.parse(body) as { id: unknown; method: string } | Array<{ id: unknown; method: string }>;
+      return { status: 200, text: JSON.stringify(Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)) };
     }
     if (state.syncDialect && body.includes('"eth_sendRawTransactionSync"') && !body.trimStart().startsWith("[")) {
       const call = JSON.parse(body) as { id: unknown; params: unknown[] };

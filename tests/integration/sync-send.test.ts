@@ -9,7 +9,8 @@
  * as a number: every one of these nodes refused it as invalid params, and every confirmed
  * payment was answered 503 settlement_pending, none ever settled. Now each payment settles
  * in one transaction sent with the method, the forms a node refuses are tried once per
- * process, and nothing is sent twice.
+ * process, and nothing is sent twice. Once a node has read a form, invalid params in it
+ * refuse that transaction (one the node cannot decode) instead of dropping the form.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
@@ -25,10 +26,10 @@ const PRICE = 10_000n; // /v1/fng
  * other: each is served, moves the price once, and is settled by a transaction of its own
  * that succeeded on chain.
  */
-async function payThrice(chain: Chain, rpcUrl: string): Promise<Hex[]> {
+async function payThrice(chain: Chain, rpcUrl: string, env: Record<string, string> = {}): Promise<Hex[]> {
   const payer = chain.accounts[1]!;
   const payTo = chain.accounts[2]!;
-  const fx: Fixture = await startFixture({ env: { PAY_TO_ADDRESS: payTo.address, FACILITATOR_PRIVATE_KEY: chain.privateKey(0), SETTLEMENT_RPC_URL: rpcUrl } });
+  const fx: Fixture = await startFixture({ env: { PAY_TO_ADDRESS: payTo.address, FACILITATOR_PRIVATE_KEY: chain.privateKey(0), SETTLEMENT_RPC_URL: rpcUrl, ...env } });
   try {
     const key = chain.accounts[0]!.address;
     const sentBefore = await chain.publicClient.getTransactionCount({ address: key });
@@ -84,6 +85,62 @@ describe("eth_sendRawTransactionSync, as each kind of node reads its wait (proxy
       }
     }, 120_000);
   }
+
+  it("an RPC timeout (PAYMENT_TIMEOUT_MS) under 1000 ms leaves no room for the node's own wait: the method is not used, every payment settles by a plain send", async () => {
+    const proxy = await rpcProxy(chain.rpcUrl);
+    proxy.state.syncDialect = "number";
+    try {
+      await payThrice(chain, proxy.url, { PAYMENT_TIMEOUT_MS: "900" });
+      expect(proxy.requests.some((b) => b.includes('"eth_sendRawTransactionSync"'))).toBe(false);
+      expect(proxy.state.sends).toBe(3);
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+});
+
+describe("eth_sendRawTransactionSync: invalid params once the node has read a form", () => {
+  let chain: Chain;
+  beforeAll(async () => {
+    chain = await startChain();
+    await chain.mintUsdc(chain.accounts[1]!.address, 1_000_000n);
+  }, 120_000);
+  afterAll(async () => chain?.stop());
+
+  it("refuse that transaction (503, nothing moved); the method, in the form read, carries the next payment", async () => {
+    const proxy = await rpcProxy(chain.rpcUrl);
+    proxy.state.syncDialect = "number";
+    const payer = chain.accounts[1]!;
+    const fx = await startFixture({ env: { PAY_TO_ADDRESS: chain.accounts[2]!.address, FACILITATOR_PRIVATE_KEY: chain.privateKey(0), SETTLEMENT_RPC_URL: proxy.url } });
+    try {
+      const pay = async () => {
+        const req = requirementFrom(await fx.get("/v1/fng")).accepts[0]!;
+        return fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": v2Header(req, await signAuthorization(payer, { to: req.payTo as Hex, value: BigInt(req.amount) })) } });
+      };
+      expect((await pay()).status).toBe(200);
+      expect(proxy.state.syncSends).toBe(1);
+      const before = await chain.usdcBalance(payer.address);
+      // The node cannot decode the next transaction (anvil answers that as invalid params).
+      proxy.state.refuseNextSyncTx = true;
+      const refused = await pay();
+      expect(refused.status, await refused.clone().text()).toBe(503);
+      expect((await refused.json()).error).toMatchObject({ code: "settlement_pending", fault: "service" });
+      expect(await chain.usdcBalance(payer.address)).toBe(before);
+      // It was not taken for a form the node does not read: no other form was tried, and
+      // the next payment goes out with the method, its wait a number, as before.
+      expect(proxy.state.invalidTxRefusals).toBeGreaterThan(0);
+      expect(proxy.state.syncRefusals).toBe(0);
+      const ok = await pay();
+      expect(ok.status, await ok.clone().text()).toBe(200);
+      expect(proxy.state.syncSends).toBe(2);
+      const lastSync = proxy.requests.map((b) => JSON.parse(b) as { method?: string; params?: unknown[] }).filter((m) => m.method === "eth_sendRawTransactionSync").at(-1)!;
+      expect(typeof lastSync.params![1]).toBe("number");
+      expect(await chain.usdcBalance(payer.address)).toBe(before - PRICE);
+    } finally {
+      await fx.close();
+      await proxy.close();
+    }
+  }, 120_000);
 });
 
 describe("eth_sendRawTransactionSync on a real anvil node", () => {

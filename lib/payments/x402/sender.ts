@@ -46,10 +46,15 @@ const SEND_WINDOW_MS = 4000;
 const SEND_TIMEOUT_MS = 5000;
 /**
  * The longest eth_sendRawTransactionSync is asked to wait for inclusion (less when the RPC
- * timeout is shorter). Base's nodes refuse a wait over 6000 ms; past this one the
+ * timeout, PAYMENT_TIMEOUT_MS, is shorter: 500 ms less than it, and the method is not used
+ * at all below 1000 ms). Base's nodes refuse a wait over 6000 ms; past this one the
  * settlement looks for the receipt itself (code 4), as for any other node.
  */
 const SYNC_WAIT_MS = 5000;
+/** How much sooner than the request's timeout the node is asked to give up waiting (code 4). */
+const SYNC_MARGIN_MS = 500;
+/** The shortest wait worth asking for: with a shorter RPC timeout the method is not used. */
+const SYNC_MIN_WAIT_MS = 500;
 /** JSON-RPC's "invalid params": the node refused the request's parameters before running it. */
 const INVALID_PARAMS = -32602;
 /**
@@ -172,6 +177,8 @@ export class KeySender {
    * read as invalid params, before taking the transaction.
    */
   private syncForm = 0;
+  /** The form the node has read (answered with anything but invalid params), once one has. */
+  private syncRead: number | null = null;
   private readonly inclusion: InclusionWatcher<Receipt>;
   /** When each waiting transaction was last nudged (sent again if dropped, gap below repaired). */
   private readonly nudged = new Map<Hex, number>();
@@ -580,14 +587,21 @@ export class KeySender {
    * the transaction when the request arrives, so its pending nonce counts it from then on.
    *
    * Nodes that have the method read its optional wait differently (SYNC_FORMS): a form a
-   * node does not read is refused as invalid params (-32602), which a node answers before
-   * it looks at the transaction, so the same transaction goes out again in the next form;
-   * the form that worked is kept. A node that reads none of them is sent to without it.
+   * node does not read is refused as invalid params (-32602), and a node never takes a
+   * transaction it answers so, so the same transaction goes out again in the next form,
+   * until one is read; that form is kept. Once a form is read, invalid params in it refuse
+   * the transaction itself (one the node cannot decode). A node that reads none of the
+   * forms is sent to without the method.
    */
   private async sendSync(raw: Hex, hash: Hex): Promise<RpcAnswer[] | null> {
-    const waitMs = Math.max(1000, Math.min(SYNC_WAIT_MS, this.node.timeoutMs - 1000));
+    // The node must answer (code 4 past the wait) before this request times out.
+    const waitMs = Math.min(SYNC_WAIT_MS, this.node.timeoutMs - SYNC_MARGIN_MS);
+    if (waitMs < SYNC_MIN_WAIT_MS) {
+      this.sync = false;
+      return null;
+    }
     for (;;) {
-      const form = this.syncForm;
+      const form = this.syncRead ?? this.syncForm;
       if (form >= SYNC_FORMS.length) {
         this.sync = false;
         return null;
@@ -601,13 +615,18 @@ export class KeySender {
         return null;
       }
       if (e?.code === INVALID_PARAMS) {
+        // In a form the node reads, invalid params are about the transaction itself (anvil
+        // answers a transaction it cannot decode so): refused, the next form would be too.
+        if (this.syncRead === form) return [res!, { id: 1 }];
         // Concurrent sends may have moved past this form already.
-        if (this.syncForm === form) {
+        if (this.syncRead === null && this.syncForm === form) {
           this.syncForm = form + 1;
           log.info("settlement.sync_send_form", { sender: this.nonces.key, refused: SYNC_FORM_NAMES[form], message: e.message });
         }
         continue;
       }
+      // Any other answer means the node read the parameters.
+      this.syncRead = form;
       if (!e || e.code === 4) this.sync = true;
       // Code 4: accepted but not included within the wait; the caller looks for the receipt.
       if (e?.code === 4) return [{ id: 0, result: hash }, { id: 1 }];
