@@ -56,13 +56,19 @@ async function payThrice(chain: Chain, rpcUrl: string, env: Record<string, strin
   }
 }
 
-describe("eth_sendRawTransactionSync, as each kind of node reads its wait (proxy in front of Hardhat)", () => {
-  let chain: Chain;
+/** The chain of one describe block, started before its tests (its payer holding 1 USDC) and stopped after. */
+function withChain(node: "hardhat" | "anvil"): () => Chain {
+  let chain: Chain | undefined;
   beforeAll(async () => {
-    chain = await startChain();
+    chain = await startChain({ node });
     await chain.mintUsdc(chain.accounts[1]!.address, 1_000_000n);
   }, 120_000);
   afterAll(async () => chain?.stop());
+  return () => chain!;
+}
+
+describe("eth_sendRawTransactionSync, as each kind of node reads its wait (proxy in front of Hardhat)", () => {
+  const chainOf = withChain("hardhat");
 
   // The forms are tried in this order: number, hex, none.
   const cases: Array<{ dialect: SyncDialect; refused: number; what: string }> = [
@@ -72,6 +78,7 @@ describe("eth_sendRawTransactionSync, as each kind of node reads its wait (proxy
   ];
   for (const c of cases) {
     it(`a node that reads ${c.what}: every payment settles with the method, the refused forms asked once`, async () => {
+      const chain = chainOf();
       const proxy = await rpcProxy(chain.rpcUrl);
       proxy.state.syncDialect = c.dialect;
       try {
@@ -87,6 +94,7 @@ describe("eth_sendRawTransactionSync, as each kind of node reads its wait (proxy
   }
 
   it("an RPC timeout (PAYMENT_TIMEOUT_MS) under 1000 ms leaves no room for the node's own wait: the method is not used, every payment settles by a plain send", async () => {
+    const chain = chainOf();
     const proxy = await rpcProxy(chain.rpcUrl);
     proxy.state.syncDialect = "number";
     try {
@@ -100,14 +108,10 @@ describe("eth_sendRawTransactionSync, as each kind of node reads its wait (proxy
 });
 
 describe("eth_sendRawTransactionSync: invalid params once the node has read a form", () => {
-  let chain: Chain;
-  beforeAll(async () => {
-    chain = await startChain();
-    await chain.mintUsdc(chain.accounts[1]!.address, 1_000_000n);
-  }, 120_000);
-  afterAll(async () => chain?.stop());
+  const chainOf = withChain("hardhat");
 
   it("refuse that transaction (503, nothing moved); the method, in the form read, carries the next payment", async () => {
+    const chain = chainOf();
     const proxy = await rpcProxy(chain.rpcUrl);
     proxy.state.syncDialect = "number";
     const payer = chain.accounts[1]!;
@@ -144,14 +148,10 @@ describe("eth_sendRawTransactionSync: invalid params once the node has read a fo
 });
 
 describe("eth_sendRawTransactionSync on a real anvil node", () => {
-  let chain: Chain;
-  beforeAll(async () => {
-    chain = await startChain({ node: "anvil" });
-    await chain.mintUsdc(chain.accounts[1]!.address, 1_000_000n);
-  }, 120_000);
-  afterAll(async () => chain?.stop());
+  const chainOf = withChain("anvil");
 
   it("every payment settles in one transaction the node answered with its receipt", async () => {
+    const chain = chainOf();
     const proxy = await rpcProxy(chain.rpcUrl);
     try {
       const txs = await payThrice(chain, proxy.url);
