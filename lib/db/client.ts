@@ -11,6 +11,8 @@ import { resolve } from "node:path";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { env } from "@/lib/config/env";
 import { lockDataDir, type DataDirLock } from "@/lib/db/data-dir-lock";
+import { CHECKPOINT_POLL_MS, CheckpointSchedule } from "@/lib/db/checkpoints";
+import { installInPlaceGrowth } from "@/lib/db/memfs-growth";
 import { applyMigrations, type SqlRunner } from "@/lib/db/migrate";
 import { preparedQuery } from "@/lib/db/pglite-prepared";
 import { log } from "@/lib/log";
@@ -45,6 +47,10 @@ export interface DbHandle {
    * only: it runs it every EMBEDDED_VACUUM_MS itself, see openPglite).
    */
   vacuum?: () => Promise<void>;
+  /** PGlite only: the checkpoints it runs itself (lib/db/checkpoints.ts). */
+  checkpoints?: CheckpointSchedule;
+  /** In-memory PGlite only: its growing files are extended in place, not copied (lib/db/memfs-growth.ts). */
+  growsInPlace?: boolean;
   close(): Promise<void>;
 }
 
@@ -183,6 +189,8 @@ async function openPglite(dataDir: string): Promise<DbHandle> {
   }
   const pg = new PGlite(location, location === "memory://" ? { postgresqlconf: MEMORY_CONF } : {});
   await pg.waitReady;
+  // In memory, files grow in place instead of being copied whole (lib/db/memfs-growth.ts).
+  const growsInPlace = location === "memory://" ? installInPlaceGrowth(pg.Module.FS) : undefined;
   const runner: SqlRunner = {
     exec: async (sql) => {
       await pg.exec(sql);
@@ -201,14 +209,24 @@ async function openPglite(dataDir: string): Promise<DbHandle> {
     vacuum().catch((err: unknown) => log.warn("db.vacuum_failed", { mode: "pglite", message: (err as Error)?.message }));
   }, EMBEDDED_VACUUM_MS);
   vacuuming.unref();
+  // Checkpoints, which single-user PostgreSQL never runs on its own (lib/db/checkpoints.ts).
+  const checkpoints = new CheckpointSchedule(pg);
+  await checkpoints.tick();
+  const checkpointing = setInterval(() => {
+    checkpoints.tick().catch((err: unknown) => log.warn("db.checkpoint_failed", { mode: "pglite", message: (err as Error)?.message }));
+  }, CHECKPOINT_POLL_MS);
+  checkpointing.unref();
   return {
     prisma,
     query: <T,>(sql: string, params: unknown[], opts?: QueryOptions) => prepared<T>(sql, params, opts?.name),
     mode: "pglite",
     schema: "public",
     vacuum,
+    growsInPlace,
+    checkpoints,
     close: async () => {
       clearInterval(vacuuming);
+      clearInterval(checkpointing);
       await prisma.$disconnect();
       await pg.close();
       lock?.release();

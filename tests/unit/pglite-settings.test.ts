@@ -1,14 +1,18 @@
 /**
  * The embedded database's settings (lib/db/client.ts): in memory, WAL segments are not
  * written as zeros first (each write past a file's end copies the file in memory: a
- * segment stopped the process for ~200 ms); in a folder on disk PostgreSQL's default holds.
+ * segment stopped the process for ~200 ms), and growing files are extended in place
+ * (lib/db/memfs-growth.ts); in a folder on disk PostgreSQL's default holds.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetEnvForTests } from "@/lib/config/env";
+import { PGlite } from "@electric-sql/pglite";
+import { CheckpointSchedule } from "@/lib/db/checkpoints";
 import { closeDb, getDbHandle } from "@/lib/db/client";
+import { GROW_IN_PLACE_FROM, installInPlaceGrowth } from "@/lib/db/memfs-growth";
 
 const saved = { DATA_DIR: process.env.DATA_DIR, DATABASE_URL: process.env.DATABASE_URL, LOG_LEVEL: process.env.LOG_LEVEL };
 afterEach(async () => {
@@ -18,19 +22,78 @@ afterEach(async () => {
   resetEnvForTests();
 });
 
-async function walInitZero(dataDir: string): Promise<string> {
+async function openEmbedded(dataDir: string) {
   await closeDb();
   delete process.env.DATABASE_URL;
   Object.assign(process.env, { DATA_DIR: dataDir, LOG_LEVEL: "silent" });
   resetEnvForTests();
   const h = await getDbHandle();
   expect(h.mode).toBe("pglite");
+  return h;
+}
+
+async function walInitZero(dataDir: string): Promise<string> {
+  const h = await openEmbedded(dataDir);
   return (await h.query<{ wal_init_zero: string }>("SHOW wal_init_zero", []))[0]!.wal_init_zero;
+}
+
+interface FileNode {
+  contents: Uint8Array;
+  usedBytes: number;
 }
 
 describe("embedded database settings", () => {
   it("in memory: WAL segments are not zero-filled", async () => {
     expect(await walInitZero("memory")).toBe("off");
+  });
+
+  it("the service's database checkpoints itself in both modes, and in memory grows its files in place", async () => {
+    const memory = await openEmbedded("memory");
+    expect(memory.growsInPlace).toBe(true);
+    expect(memory.checkpoints).toBeInstanceOf(CheckpointSchedule);
+    const dir = mkdtempSync(join(tmpdir(), "echo-pglite-settings-"));
+    try {
+      const disk = await openEmbedded(dir);
+      expect(disk.growsInPlace).toBeUndefined();
+      expect(disk.checkpoints).toBeInstanceOf(CheckpointSchedule);
+    } finally {
+      await closeDb();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("in memory: a table's file past 1 MB keeps one buffer as it grows (no whole-file copy), and every row reads back", async () => {
+    const pg = new PGlite("memory://");
+    try {
+      await pg.waitReady;
+      const fs = (pg.Module as unknown as { FS: { lookupPath(p: string): { node: FileNode } } }).FS;
+      expect(installInPlaceGrowth(fs)).toBe(true);
+      expect(installInPlaceGrowth(fs)).toBe(true); // a second call keeps the one policy
+      await pg.exec("CREATE TABLE t (id int PRIMARY KEY, body text)");
+      const file = (await pg.query<{ p: string }>("SELECT pg_relation_filepath('t') AS p")).rows[0]!.p;
+      const body = "x".repeat(1800); // under the TOAST threshold: the rows stay in the table's own file
+      let id = 0;
+      const insert = async (n: number) => {
+        for (let i = 0; i < n; i++) await pg.query("INSERT INTO t VALUES ($1, $2)", [id++, `${id}:${body}`]);
+        await pg.exec("CHECKPOINT"); // the pages reach the file
+      };
+      await insert(1000); // ~2 MB
+      const node = () => fs.lookupPath(`/pglite/data/${file}`).node;
+      const first = node();
+      expect(first.usedBytes).toBeGreaterThan(GROW_IN_PLACE_FROM);
+      const buffer = first.contents.buffer as ArrayBuffer & { resizable?: boolean };
+      expect(buffer.resizable).toBe(true);
+      const usedBefore = first.usedBytes;
+      await insert(3000); // ~6 MB more: several growths
+      expect(node().usedBytes).toBeGreaterThan(usedBefore + 4 * GROW_IN_PLACE_FROM);
+      expect(node().contents.buffer).toBe(buffer);
+      // No more than MEMFS's own 12.5% of spare room (or 1 MB).
+      expect(node().contents.length).toBeLessThanOrEqual(Math.max(node().usedBytes * 1.125, node().usedBytes + GROW_IN_PLACE_FROM) + 8192);
+      const [check] = (await pg.query<{ n: number; ok: number }>("SELECT count(*)::int AS n, count(*) FILTER (WHERE body = id + 1 || ':' || $1)::int AS ok FROM t", [body])).rows;
+      expect(check).toEqual({ n: 4000, ok: 4000 });
+    } finally {
+      await pg.close();
+    }
   });
 
   it("in a folder on disk: PostgreSQL's default (zero-filled segments)", async () => {
