@@ -10,7 +10,9 @@
  * payment was answered 503 settlement_pending, none ever settled. Now each payment settles
  * in one transaction sent with the method, the forms a node refuses are tried once per
  * process, and nothing is sent twice. Once a node has read a form, invalid params in it
- * refuse that transaction (one the node cannot decode) instead of dropping the form.
+ * refuse that transaction (one the node cannot decode) instead of dropping the form. A
+ * send whose answer is lost (mined or not) is 503 settlement_pending, and the payment
+ * presented again is served and charged once, by one transaction of the key.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
@@ -145,6 +147,71 @@ describe("eth_sendRawTransactionSync: invalid params once the node has read a fo
       await proxy.close();
     }
   }, 120_000);
+});
+
+describe("eth_sendRawTransactionSync: the node took the transaction and its answer was lost", () => {
+  const chainOf = withChain("hardhat");
+
+  // "hang-after-send": forwarded and mined, the answer never comes back; "drop-send": never
+  // forwarded, never answered. The service cannot tell the two apart: each is 503
+  // settlement_pending, and the payment presented again is served and charged once.
+  const cases = [
+    { fault: "hang-after-send" as const, mined: true, what: "after the transfer was mined" },
+    { fault: "drop-send" as const, mined: false, what: "before the node saw it" },
+  ];
+  for (const c of cases) {
+    it(`lost ${c.what}: 503 settlement_pending, then the same payment is served once, in one transaction`, async () => {
+      const chain = chainOf();
+      const proxy = await rpcProxy(chain.rpcUrl);
+      proxy.state.syncDialect = "number";
+      const payer = chain.accounts[1]!;
+      const key = chain.accounts[0]!.address;
+      const fx = await startFixture({
+        env: { PAY_TO_ADDRESS: chain.accounts[2]!.address, FACILITATOR_PRIVATE_KEY: chain.privateKey(0), SETTLEMENT_RPC_URL: proxy.url, PAYMENT_TIMEOUT_MS: "1500" },
+      });
+      try {
+        const header = async () => {
+          const req = requirementFrom(await fx.get("/v1/fng")).accepts[0]!;
+          return v2Header(req, await signAuthorization(payer, { to: req.payTo as Hex, value: BigInt(req.amount) }));
+        };
+        // One payment first, so the node's form is known and the lost one goes out with the method.
+        expect((await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": await header() } })).status).toBe(200);
+        expect(proxy.state.syncSends).toBe(1);
+        const payment = await header();
+        const before = await chain.usdcBalance(payer.address);
+        const sentBefore = await chain.publicClient.getTransactionCount({ address: key });
+        const syncCallsBefore = proxy.requests.filter((b) => b.includes('"eth_sendRawTransactionSync"')).length;
+        proxy.state.fault = c.fault;
+
+        const first = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": payment } });
+        expect(first.status, await first.clone().text()).toBe(503);
+        expect(first.headers.get("retry-after")).toBe("5");
+        const err = (await first.json()).error;
+        expect(err.code).toBe("settlement_pending");
+        expect(err.message).not.toMatch(/nothing was charged/i);
+        // It went out with the method, and the node did (or did not) run it.
+        expect(proxy.requests.filter((b) => b.includes('"eth_sendRawTransactionSync"')).length).toBe(syncCallsBefore + 1);
+        expect(await chain.usdcBalance(payer.address)).toBe(c.mined ? before - PRICE : before);
+
+        const again = await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": payment } });
+        expect(again.status, await again.clone().text()).toBe(200);
+        expect((await again.json()).index).toBeTypeOf("number");
+        const receipt = decodeB64Json<{ success: boolean; transaction: Hex }>(again.headers.get("payment-response"));
+        expect(receipt.success).toBe(true);
+        expect((await chain.publicClient.getTransactionReceipt({ hash: receipt.transaction })).status).toBe("success");
+        expect(await chain.usdcBalance(payer.address)).toBe(before - PRICE); // charged once
+        // One transaction of the key for this payment: nothing sent twice, no gap filled.
+        expect(await chain.publicClient.getTransactionCount({ address: key })).toBe(sentBefore + 1);
+        // Presented once more: served from its record, nothing charged or sent again.
+        expect((await fx.get("/v1/fng", { headers: { "PAYMENT-SIGNATURE": payment } })).status).toBe(200);
+        expect(await chain.usdcBalance(payer.address)).toBe(before - PRICE);
+        expect(await chain.publicClient.getTransactionCount({ address: key })).toBe(sentBefore + 1);
+      } finally {
+        await fx.close();
+        await proxy.close();
+      }
+    }, 120_000);
+  }
 });
 
 describe("eth_sendRawTransactionSync on a real anvil node", () => {
