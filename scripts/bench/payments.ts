@@ -78,30 +78,47 @@ async function x402OnAnvil(sim: Simulator): Promise<void> {
     await chain.mintUsdc(chain.accounts[1]!.address, 1_000_000_000n);
     const svc = await paymentService(chain, sim);
     try {
-      const key = (await (await fetch(`${svc.url}/v1/free-key`)).json()).api_key as string;
-      const req = JSON.parse(Buffer.from((await fetch(`${svc.url}${PRODUCT}`)).headers.get("payment-required")!, "base64").toString()).accepts[0];
-      const payer = chain.accounts[1]!;
-      await timed(20, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "X-Api-Key": key } }));
-      const headers = await Promise.all(Array.from({ length: 55 }, async () => v2Header(req, await signAuthorization(payer, { to: req.payTo, value: BigInt(req.amount) }))));
-      await timed(5, (i) => fetch(`${svc.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": headers[i]! } }));
-      // The same rhythm as on Hardhat: two key calls (the bundle's two as keys here), one paid.
-      const keyLat: number[] = [];
-      const x402Lat: number[] = [];
-      for (let i = 0; i < 50; i++) {
-        keyLat.push(...(await timed(2, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "X-Api-Key": key } }))));
-        await timed(2, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "X-Api-Key": key } }));
-        x402Lat.push(...(await timed(1, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": headers[i + 5]! } }))));
-      }
-      const k50 = percentile(keyLat, 50);
-      report("anvil_api_key_call_p50_ms", k50);
-      report("anvil_x402_call_p50_ms", percentile(x402Lat, 50));
-      report("anvil_x402_vs_api_key_latency_ratio", percentile(x402Lat, 50) / k50);
+      await keyVsX402(svc, chain, "anvil_");
     } finally {
       await svc.stop();
     }
   } finally {
     await chain.stop();
   }
+}
+
+/**
+ * Key, bundle and x402 calls of PRODUCT timed round-robin (key, bundle, x402, key, …) so
+ * drift of the machine's speed falls on all three alike; measured in separate blocks the
+ * baseline moved by ±20 % between them. Without a bundle its two calls are key calls
+ * (the same rhythm, not reported). Figures `${prefix}api_key_call_p50_ms`,
+ * `${prefix}x402_call_p50_ms`, `${prefix}x402_vs_api_key_latency_ratio`, and the bundle's.
+ */
+async function keyVsX402(svc: Service, chain: Chain, prefix: string, bundle?: string): Promise<void> {
+  const key = (await (await fetch(`${svc.url}/v1/free-key`)).json()).api_key as string;
+  const req = JSON.parse(Buffer.from((await fetch(`${svc.url}${PRODUCT}`)).headers.get("payment-required")!, "base64").toString()).accepts[0];
+  const payer = chain.accounts[1]!;
+  const keyCall = () => fetch(`${svc.url}${PRODUCT}`, { headers: { "X-Api-Key": key } });
+  const second = bundle ? () => fetch(`${svc.url}${PRODUCT}`, { headers: { "X-Bundle-Token": bundle } }) : keyCall;
+  // Warm-up of every path (JIT, caches, connections).
+  await timed(20, keyCall);
+  if (bundle) await timed(20, second);
+  const headers = await Promise.all(Array.from({ length: 55 }, async () => v2Header(req, await signAuthorization(payer, { to: req.payTo, value: BigInt(req.amount) }))));
+  await timed(5, (i) => fetch(`${svc.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": headers[i]! } }));
+  const keyLat: number[] = [];
+  const secondLat: number[] = [];
+  const x402Lat: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    keyLat.push(...(await timed(2, keyCall)));
+    secondLat.push(...(await timed(2, second)));
+    x402Lat.push(...(await timed(1, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": headers[i + 5]! } }))));
+  }
+  const k50 = percentile(keyLat, 50);
+  report(`${prefix}api_key_call_p50_ms`, k50);
+  if (bundle) report(`${prefix}bundle_call_p50_ms`, percentile(secondLat, 50));
+  report(`${prefix}x402_call_p50_ms`, percentile(x402Lat, 50));
+  if (bundle) report(`${prefix}bundle_vs_api_key_latency_ratio`, percentile(secondLat, 50) / k50);
+  report(`${prefix}x402_vs_api_key_latency_ratio`, percentile(x402Lat, 50) / k50);
 }
 
 export async function paymentsBench(): Promise<void> {
@@ -111,32 +128,8 @@ export async function paymentsBench(): Promise<void> {
     await chain.mintUsdc(chain.accounts[1]!.address, 1_000_000_000n);
     const svc = await paymentService(chain, sim);
     try {
-      const key = (await (await fetch(`${svc.url}/v1/free-key`)).json()).api_key as string;
       const bundle = await buyEnterpriseBundle(svc, chain);
-      const req = JSON.parse(Buffer.from((await fetch(`${svc.url}${PRODUCT}`)).headers.get("payment-required")!, "base64").toString()).accepts[0];
-      const payer = chain.accounts[1]!;
-      // Warm-up of every path (JIT, caches, connections).
-      await timed(20, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "X-Api-Key": key } }));
-      await timed(20, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "X-Bundle-Token": bundle } }));
-      const headers = await Promise.all(Array.from({ length: 60 }, async () => v2Header(req, await signAuthorization(payer, { to: req.payTo, value: BigInt(req.amount) }))));
-      await timed(5, (i) => fetch(`${svc.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": headers[i]! } }));
-
-      // Round-robin (key, bundle, x402, key, …) so drift of the machine's speed falls on all
-      // three alike; measured in separate blocks the baseline moved by ±20 % between them.
-      const keyLat: number[] = [];
-      const bundleLat: number[] = [];
-      const x402Lat: number[] = [];
-      for (let i = 0; i < 50; i++) {
-        keyLat.push(...(await timed(2, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "X-Api-Key": key } }))));
-        bundleLat.push(...(await timed(2, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "X-Bundle-Token": bundle } }))));
-        x402Lat.push(...(await timed(1, () => fetch(`${svc.url}${PRODUCT}`, { headers: { "PAYMENT-SIGNATURE": headers[i + 5]! } }))));
-      }
-      const k50 = percentile(keyLat, 50);
-      report("api_key_call_p50_ms", k50);
-      report("bundle_call_p50_ms", percentile(bundleLat, 50));
-      report("x402_call_p50_ms", percentile(x402Lat, 50));
-      report("bundle_vs_api_key_latency_ratio", percentile(bundleLat, 50) / k50);
-      report("x402_vs_api_key_latency_ratio", percentile(x402Lat, 50) / k50);
+      await keyVsX402(svc, chain, "", bundle);
 
       await ledgerThroughput("embedded", svc, bundle);
     } finally {

@@ -37,6 +37,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseTransaction, type Hex } from "viem";
 import { WebSocketServer } from "ws";
+import { NO_SUCH_METHOD } from "@/lib/payments/x402/sender";
 
 export type Fault = "none" | "hang-after-send" | "drop-send" | "down-at-settle" | "reorder-sends" | "hold-send";
 export type SyncDialect = "number" | "hex" | "bare";
@@ -65,7 +66,7 @@ export async function rpcProxy(target: string) {
   // only then is that method a send the faults apply to. Against Hardhat it is the
   // service's question whether the method exists, answered "not supported", nothing sent.
   const probe = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_sendRawTransactionSync", params: ["0x"] }) });
-  const targetSyncs = !/not (supported|found|available|implemented)|does not exist|unsupported|unknown method/i.test(await probe.text());
+  const targetSyncs = !NO_SUCH_METHOD.test(await probe.text());
   const sendCall = targetSyncs ? /"eth_sendRawTransaction(Sync)?"/ : /"eth_sendRawTransaction"/;
   const state = { fault: "none" as Fault, sends: 0, sentNonces: [] as number[], refuseBatches: false, refusedBatches: 0, down: false, gapRefusals: 0, nonceRefusals: 0, loseNextAnswer: false, failMethods: [] as string[], failedRequests: 0, syncDialect: null as SyncDialect | null, syncRefusals: 0, syncSends: 0, refuseNextSyncTx: false, invalidTxRefusals: 0 };
   /** The transaction refuseNextSyncTx made undecodable. */

@@ -63,8 +63,13 @@ const INVALID_PARAMS = -32602;
  * reads it as hexutil.Uint64, Arbitrum Nitro), or left out, the node's own default (anvil
  * takes the transaction alone).
  */
-const SYNC_FORMS: Array<(raw: Hex, waitMs: number) => unknown[]> = [(raw, ms) => [raw, ms], (raw, ms) => [raw, `0x${ms.toString(16)}`], (raw) => [raw]];
-const SYNC_FORM_NAMES = ["number", "hex", "none"];
+const SYNC_FORMS: ReadonlyArray<{ name: string; params(raw: Hex, waitMs: number): unknown[] }> = [
+  { name: "number", params: (raw, ms) => [raw, ms] },
+  { name: "hex", params: (raw, ms) => [raw, `0x${ms.toString(16)}`] },
+  { name: "none", params: (raw) => [raw] },
+];
+/** How nodes answer a method they do not have (Hardhat: "Method eth_sendRawTransactionSync is not supported"). */
+export const NO_SUCH_METHOD = /not (supported|found|available|implemented)|does not exist|unsupported|unknown method/i;
 /** How long signed transactions are kept for sending again if the node drops them. */
 const KEEP_SIGNED_MS = 5 * 60_000;
 /** How long a gap filler's receipt is waited for, to record what it cost. */
@@ -606,11 +611,11 @@ export class KeySender {
         this.sync = false;
         return null;
       }
-      const [res] = (await rpcCalls(this.node.rpcUrl, this.node.timeoutMs, [["eth_sendRawTransactionSync", SYNC_FORMS[form]!(raw, waitMs)]]))!;
+      const [res] = (await rpcCalls(this.node.rpcUrl, this.node.timeoutMs, [["eth_sendRawTransactionSync", SYNC_FORMS[form]!.params(raw, waitMs)]]))!;
       const e = res!.error;
       // Concurrent first sends all ask: any "no such method" answer settles it, and only a
       // real answer (a receipt, or code 4) proves the method exists.
-      if (e && /not (supported|found|available|implemented)|does not exist|unsupported|unknown method/i.test(e.message)) {
+      if (e && NO_SUCH_METHOD.test(e.message)) {
         this.sync = false;
         return null;
       }
@@ -621,7 +626,7 @@ export class KeySender {
         // Concurrent sends may have moved past this form already.
         if (this.syncRead === null && this.syncForm === form) {
           this.syncForm = form + 1;
-          log.info("settlement.sync_send_form", { sender: this.nonces.key, refused: SYNC_FORM_NAMES[form], message: e.message });
+          log.info("settlement.sync_send_form", { sender: this.nonces.key, refused: SYNC_FORMS[form]!.name, message: e.message });
         }
         continue;
       }
