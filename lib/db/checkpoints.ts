@@ -33,7 +33,8 @@ export function lsnBytes(lsn: string): number {
 
 export class CheckpointSchedule {
   private last?: { at: number; lsn: number };
-  private running = false;
+  private inFlight?: Promise<boolean>;
+  private stopped = false;
   /** Checkpoints this schedule ran. */
   ran = 0;
 
@@ -50,13 +51,20 @@ export class CheckpointSchedule {
 
   /** Checkpoints when one is due (see above); the first call only notes where the WAL stands. Returns whether it checkpointed. */
   async tick(now = Date.now()): Promise<boolean> {
-    if (this.running) return false; // a slow checkpoint outlasting the poll interval
-    this.running = true;
+    // A slow checkpoint outlasting the poll interval, or a database being closed.
+    if (this.inFlight || this.stopped) return false;
+    this.inFlight = this.due(now);
     try {
-      return await this.due(now);
+      return await this.inFlight;
     } finally {
-      this.running = false;
+      this.inFlight = undefined;
     }
+  }
+
+  /** No tick after this; resolves once the one in flight (if any) has ended, so the database can be closed under it. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.inFlight?.catch(() => undefined);
   }
 
   private async due(now: number): Promise<boolean> {

@@ -211,7 +211,6 @@ async function openPglite(dataDir: string): Promise<DbHandle> {
   vacuuming.unref();
   // Checkpoints, which single-user PostgreSQL never runs on its own (lib/db/checkpoints.ts).
   const checkpoints = new CheckpointSchedule(pg);
-  await checkpoints.tick();
   const checkpointing = setInterval(() => {
     checkpoints.tick().catch((err: unknown) => log.warn("db.checkpoint_failed", { mode: "pglite", message: (err as Error)?.message }));
   }, CHECKPOINT_POLL_MS);
@@ -227,6 +226,7 @@ async function openPglite(dataDir: string): Promise<DbHandle> {
     close: async () => {
       clearInterval(vacuuming);
       clearInterval(checkpointing);
+      await checkpoints.stop();
       await prisma.$disconnect();
       await pg.close();
       lock?.release();

@@ -22,7 +22,7 @@ beforeAll(async () => {
   pg = new PGlite("memory://");
   await pg.waitReady;
   await pg.exec("CREATE TABLE t (body text)");
-});
+}, 60_000);
 afterAll(async () => {
   await pg?.close();
 });
@@ -33,12 +33,38 @@ describe("embedded checkpoints", () => {
     expect(lsnBytes("1/10")).toBe(2 ** 32 + 16);
   });
 
+  it("stop() waits for the tick in flight, and no tick queries the database after it", async () => {
+    let queries = 0;
+    let inQuery = 0;
+    const counted = {
+      query: async <T,>(sql: string) => {
+        queries++;
+        inQuery++;
+        try {
+          return await pg.query<T>(sql);
+        } finally {
+          inQuery--;
+        }
+      },
+    };
+    const schedule = new CheckpointSchedule(counted, 0);
+    await schedule.tick();
+    await pg.exec("INSERT INTO t VALUES ('one row')");
+    const ticking = schedule.tick(); // due: reads the position, checkpoints, reads it again
+    await schedule.stop();
+    expect(inQuery).toBe(0);
+    expect(await ticking).toBe(true);
+    const before = queries;
+    expect(await schedule.tick()).toBe(false);
+    expect(queries).toBe(before);
+  });
+
   it("the premise: PGlite alone never checkpoints, however much WAL it writes", async () => {
     const before = await checkpointLsn();
     await writeWal(40);
     expect(await checkpointLsn()).toBe(before);
     expect(segments()).toBeGreaterThanOrEqual(3);
-  });
+  }, 120_000);
 
   it("checkpoints once the WAL since the last one reaches the limit, and keeps pg_wal bounded", async () => {
     const schedule = new CheckpointSchedule(pg, 16 * MB);
@@ -54,11 +80,12 @@ describe("embedded checkpoints", () => {
       expect(await checkpointLsn()).not.toBe(before);
       most = Math.max(most, segments());
     }
-    // 136 MB of WAL went through (9 segments' worth); without checkpoints all of it stays.
+    // 136 MB of WAL went through (9 segments' worth); without checkpoints all of it stays
+    // (the premise above). Counted right after each checkpoint, the most pg_wal held.
     expect((await lsn()) - start).toBeGreaterThan(8 * 17 * MB);
     expect(most).toBeLessThanOrEqual(7);
     expect(schedule.ran).toBe(8);
-  });
+  }, 240_000);
 
   it("checkpoints after CHECKPOINT_MS if anything was written, and not when nothing was", async () => {
     const schedule = new CheckpointSchedule(pg, 1024 * MB);

@@ -42,7 +42,8 @@ interface FileNode {
   usedBytes: number;
 }
 
-describe("embedded database settings", () => {
+// Each test opens an embedded database (10 s and more on 2 busy cores).
+describe("embedded database settings", { timeout: 120_000 }, () => {
   it("in memory: WAL segments are not zero-filled", async () => {
     expect(await walInitZero("memory")).toBe("off");
   });
@@ -94,7 +95,49 @@ describe("embedded database settings", () => {
     } finally {
       await pg.close();
     }
-  });
+  }, 120_000);
+
+  it("in memory: truncating and extending a grown file stay in place and read as MEMFS's would (zeros past the old end); a file cut to a small size gives its memory back", async () => {
+    const pg = new PGlite("memory://");
+    try {
+      await pg.waitReady;
+      interface Fs {
+        lookupPath(p: string): { node: FileNode };
+        open(p: string, flags: string): unknown;
+        write(s: unknown, b: Uint8Array, off: number, len: number, pos: number): number;
+        close(s: unknown): void;
+        truncate(p: string, len: number): void;
+        readFile(p: string): Uint8Array;
+      }
+      const fs = (pg.Module as unknown as { FS: Fs }).FS;
+      expect(installInPlaceGrowth(fs)).toBe(true);
+      const path = "/pglite/data/growth-probe";
+      const MB = 1024 * 1024;
+      const chunk = new Uint8Array(256 * 1024).fill(7);
+      const stream = fs.open(path, "w+");
+      for (let pos = 0; pos < 3 * MB; pos += chunk.length) fs.write(stream, chunk, 0, chunk.length, pos);
+      fs.close(stream);
+      const node = fs.lookupPath(path).node;
+      const buffer = node.contents.buffer as ArrayBuffer & { resizable?: boolean };
+      expect(buffer.resizable).toBe(true);
+      // Cut (VACUUM's truncation) and extended again (a truncate upwards, as fallocate is).
+      fs.truncate(path, 2 * MB);
+      expect(node.usedBytes).toBe(2 * MB);
+      fs.truncate(path, 5 * MB);
+      expect(node.contents.buffer).toBe(buffer);
+      const data = fs.readFile(path);
+      expect(data.length).toBe(5 * MB);
+      expect(data.subarray(0, 2 * MB).every((b) => b === 7)).toBe(true);
+      expect(data.subarray(2 * MB).every((b) => b === 0)).toBe(true);
+      // Cut to a small size: a plain array of that size (MEMFS's own), the rest given back.
+      fs.truncate(path, 4096);
+      expect((node.contents.buffer as ArrayBuffer & { resizable?: boolean }).resizable).toBe(false);
+      expect(node.contents.length).toBe(4096);
+      expect(fs.readFile(path).every((b) => b === 7)).toBe(true);
+    } finally {
+      await pg.close();
+    }
+  }, 120_000);
 
   it("in a folder on disk: PostgreSQL's default (zero-filled segments)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "echo-pglite-settings-"));
