@@ -37,6 +37,8 @@ export class CheckpointSchedule {
   private stopped = false;
   /** Checkpoints this schedule ran. */
   ran = 0;
+  /** Ticks that read the WAL position (a tick skipped while another runs, or after stop(), reads nothing). */
+  polls = 0;
 
   constructor(
     private readonly db: SqlQuery,
@@ -69,6 +71,7 @@ export class CheckpointSchedule {
 
   private async due(now: number): Promise<boolean> {
     const lsn = await this.lsn();
+    this.polls++;
     if (!this.last) {
       this.last = { at: now, lsn };
       return false;

@@ -54,7 +54,10 @@ interface EmscriptenFs {
 /** ArrayBuffer's ES2024 constructor (a resizable buffer), which this TypeScript lib does not declare yet. */
 const ResizableBuffer = ArrayBuffer as unknown as new (length: number, options: { maxByteLength: number }) => ArrayBuffer;
 
-function resizable(buf: ArrayBufferLike): buf is ArrayBuffer & { resizable: true; maxByteLength: number; resize(n: number): void } {
+/** An ArrayBuffer that grows in place (ES2024 resizable; typed here for older TypeScript libs). */
+type Resizable = ArrayBuffer & { resizable: true; maxByteLength: number; resize(n: number): void };
+
+function resizable(buf: ArrayBufferLike): buf is Resizable {
   return (buf as { resizable?: boolean }).resizable === true;
 }
 
@@ -69,10 +72,10 @@ function memfsOf(fs: unknown, dataPath: string): Memfs | undefined {
 }
 
 /** `contents` when it is a view that tracks a resizable buffer's length from its start (what this module makes): it can grow in place. */
-function inPlace(contents: Uint8Array | null): (Uint8Array & { buffer: ArrayBuffer & { maxByteLength: number; resize(n: number): void } }) | null {
+function inPlace(contents: Uint8Array | null): (Uint8Array & { buffer: Resizable }) | null {
   if (!contents || !resizable(contents.buffer) || contents.byteOffset !== 0) return null;
   // A fixed-length view over such a buffer keeps its length when the buffer grows.
-  return contents.length === contents.buffer.byteLength ? (contents as Uint8Array & { buffer: ArrayBuffer & { maxByteLength: number; resize(n: number): void } }) : null;
+  return contents.length === contents.buffer.byteLength ? (contents as Uint8Array & { buffer: Resizable }) : null;
 }
 
 /**

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetEnvForTests } from "@/lib/config/env";
 import { PGlite } from "@electric-sql/pglite";
-import { CheckpointSchedule } from "@/lib/db/checkpoints";
+import { CHECKPOINT_POLL_MS, CheckpointSchedule } from "@/lib/db/checkpoints";
 import { closeDb, getDbHandle } from "@/lib/db/client";
 import { GROW_IN_PLACE_FROM, installInPlaceGrowth } from "@/lib/db/memfs-growth";
 
@@ -52,6 +52,13 @@ describe("embedded database settings", { timeout: 120_000 }, () => {
     const memory = await openEmbedded("memory");
     expect(memory.growsInPlace).toBe(true);
     expect(memory.checkpoints).toBeInstanceOf(CheckpointSchedule);
+    // Its timer runs: the schedule reads the WAL position every CHECKPOINT_POLL_MS (the
+    // unit tests of lib/db/checkpoints.ts show what it does with what it reads).
+    expect(memory.checkpoints!.polls).toBe(0);
+    const opened = Date.now();
+    while (memory.checkpoints!.polls < 2 && Date.now() - opened < 3 * CHECKPOINT_POLL_MS) await new Promise((r) => setTimeout(r, 100));
+    expect(memory.checkpoints!.polls).toBeGreaterThanOrEqual(2);
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(2 * CHECKPOINT_POLL_MS - 1000);
     const dir = mkdtempSync(join(tmpdir(), "echo-pglite-settings-"));
     try {
       const disk = await openEmbedded(dir);
