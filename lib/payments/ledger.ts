@@ -168,7 +168,7 @@ export interface LockNonceTake {
  * transfer is confirmed (see reconcile.ts). Concurrent calls never pass a cap together (an
  * advisory lock per network, see the migration). The answer is on the lock
  * (`optimistic`); a taken-over row never reserves (it settles in confirmed mode). EVM
- * payers are stored and compared in lower case (index payments_network_payer_status_idx).
+ * payers are stored and compared in lower case (index payments_network_payer_status_updated_at_idx).
  *
  * `nonce` (with `optimistic`): the same statement also takes the nonce of the payment's
  * broadcast when it reserved a share, so that optimistic call makes one round trip to the

@@ -4,7 +4,7 @@
  *   not by an earlier optimistic payment whose transfer happens to be confirmed later;
  * - a cap reservation left by a process that died mid-call stops counting after its age
  *   bound (it would otherwise hold the payer's cap forever);
- * - the payer queries run on indexes (PostgreSQL: payments_network_payer_status_idx and,
+ * - the payer queries run on indexes (PostgreSQL: payments_network_payer_status_updated_at_idx and,
  *   for the value in flight, payments_payer_in_flight_idx, on a table with many other payers),
  *   and the value in flight reads only the payer's rows in flight, not its history;
  * - x402's pending-settlement store in the shared database: one instance's entry is seen
@@ -152,11 +152,11 @@ for (const mode of modes) {
       const stats = async () => {
         const rows = await h.query<{ name: string; scans: string; read: string }>(
           `SELECT indexrelname AS name, idx_scan::text AS scans, idx_tup_read::text AS read FROM pg_stat_user_indexes
-            WHERE schemaname = current_schema() AND indexrelname IN ('payments_network_payer_status_idx', 'payments_payer_in_flight_idx')`,
+            WHERE schemaname = current_schema() AND indexrelname IN ('payments_network_payer_status_updated_at_idx', 'payments_payer_in_flight_idx')`,
           [],
         );
         const of = (n: string) => rows.find((r) => r.name === n);
-        return { failedScans: Number(of("payments_network_payer_status_idx")?.scans ?? -1), flightScans: Number(of("payments_payer_in_flight_idx")?.scans ?? -1), flightRead: Number(of("payments_payer_in_flight_idx")?.read ?? -1) };
+        return { failedScans: Number(of("payments_network_payer_status_updated_at_idx")?.scans ?? -1), flightScans: Number(of("payments_payer_in_flight_idx")?.scans ?? -1), flightRead: Number(of("payments_payer_in_flight_idx")?.read ?? -1) };
       };
       // A backend reports its counters when a transaction ends at least 1 s after its last
       // report, or else when its idle timer fires, 10 s later (PostgreSQL 15+,
