@@ -104,12 +104,13 @@ export async function recordServiceFee(f: { network: string; reason: ServiceFeeR
   let recorded = true;
   try {
     const h = await getDbHandle();
+    // A transaction noted before it went out (noteServiceTransaction) gets its fee here.
     const rows = await h.query<{ id: string }>(
       `INSERT INTO service_fees (id, network, reason, "transaction", fee_native, payment_id) VALUES ($1, $2, $3, $4, $5::bigint, $6)
-       ON CONFLICT ("transaction") DO NOTHING RETURNING id`,
+       ON CONFLICT ("transaction") DO UPDATE SET fee_native = EXCLUDED.fee_native WHERE service_fees.fee_native IS NULL RETURNING id`,
       [randomUUID(), f.network, f.reason.slice(0, 100), f.transaction ?? null, f.fee.toString(), f.paymentId ?? null],
     );
-    // Recorded before (another instance, or an earlier attempt of this payment): counted then.
+    // Priced before (another instance, or an earlier attempt of this payment): counted then.
     recorded = rows.length > 0;
   } catch (err) {
     log.error("payment.service_fee_unrecorded", { ...fields, message: (err as Error).message });
@@ -117,6 +118,39 @@ export async function recordServiceFee(f: { network: string; reason: ServiceFeeR
   if (!recorded) return;
   countFee(f.network, "failed", f.fee);
   log.warn("payment.service_fee", fields);
+}
+
+/**
+ * Notes a transaction of the service's own before it goes out (a nonce-gap filler), its
+ * fee unknown: recordServiceFee prices it once its receipt is read, and if its sender dies
+ * first the recovery pass does, from the chain (lib/payments/recovery.ts). Throws when the
+ * note cannot be written: the transaction is then not sent.
+ */
+export async function noteServiceTransaction(f: { network: string; reason: ServiceFeeReason; transaction: string }): Promise<void> {
+  const h = await getDbHandle();
+  await h.query(
+    `INSERT INTO service_fees (id, network, reason, "transaction", fee_native) VALUES ($1, $2, $3, $4, NULL) ON CONFLICT ("transaction") DO NOTHING`,
+    [randomUUID(), f.network, f.reason.slice(0, 100), f.transaction],
+  );
+}
+
+/** Transactions noted by noteServiceTransaction at least `minAgeSeconds` ago and still unpriced (oldest first). */
+export async function unpricedServiceTransactions(minAgeSeconds: number, limit = 20): Promise<Array<{ network: string; reason: string; transaction: string; ageSeconds: number }>> {
+  const h = await getDbHandle();
+  const rows = await h.query<{ network: string; reason: string; transaction: string; age: number }>(
+    `SELECT network, reason, "transaction", extract(epoch FROM now() - created_at)::float8 AS age FROM service_fees
+      WHERE fee_native IS NULL AND "transaction" IS NOT NULL AND created_at < now() - make_interval(secs => $1::double precision)
+      ORDER BY created_at LIMIT $2`,
+    [minAgeSeconds, limit],
+  );
+  return rows.map((r) => ({ network: r.network, reason: r.reason, transaction: r.transaction, ageSeconds: Number(r.age) }));
+}
+
+/** Forgets a noted transaction that was never mined (it cost nothing); false when it was priced meanwhile. */
+export async function forgetUnminedServiceTransaction(transaction: string): Promise<boolean> {
+  const h = await getDbHandle();
+  const rows = await h.query<{ id: string }>(`DELETE FROM service_fees WHERE "transaction" = $1 AND fee_native IS NULL RETURNING id`, [transaction]);
+  return rows.length > 0;
 }
 
 /** Whether transaction `tx`'s fee is recorded as the service's own (service_fees). */
@@ -152,7 +186,7 @@ export async function feeTotals(): Promise<FeeTotals[]> {
          FROM payments WHERE fee_native IS NOT NULL GROUP BY network ORDER BY network`,
       [],
     ),
-    h.query<{ network: string; fee: string; n: string | number }>(`SELECT network, sum(fee_native)::text AS fee, count(*) AS n FROM service_fees GROUP BY network`, []),
+    h.query<{ network: string; fee: string; n: string | number }>(`SELECT network, sum(fee_native)::text AS fee, count(*) AS n FROM service_fees WHERE fee_native IS NOT NULL GROUP BY network`, []),
   ]);
   const networks = [...new Set([...rows.map((r) => r.network), ...own.map((o) => o.network)])].sort();
   return networks.map((network) => {

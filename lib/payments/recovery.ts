@@ -30,8 +30,9 @@ import { log } from "@/lib/log";
 import { peekProcessState, processState } from "@/lib/process-state";
 import { leaseHolder, leaseSeconds } from "@/lib/payments/leases";
 import { paymentMethods } from "@/lib/payments/methods/registry";
-import { recordServiceFee } from "@/lib/payments/fees";
+import { forgetUnminedServiceTransaction, recordServiceFee, unpricedServiceTransactions } from "@/lib/payments/fees";
 import type { PaymentMethod, RowOutcome } from "@/lib/payments/methods/types";
+import { FILLER_RECEIPT_MS } from "@/lib/payments/x402/sender";
 
 /** How long an "unknown" row is left to its payer's next presentation before a pass asks the chain. */
 const UNKNOWN_GRACE_SECONDS = 30;
@@ -127,6 +128,60 @@ async function resolveRow(r: Row): Promise<Resolution> {
   return { ...base, now: verdict, detail };
 }
 
+/**
+ * How long a noted transaction of the service's own (a nonce-gap filler) is left to its
+ * sender, which waits FILLER_RECEIPT_MS for its receipt, before a pass prices it from the
+ * chain: a minute more.
+ */
+const UNPRICED_GRACE_SECONDS = FILLER_RECEIPT_MS / 1000 + 60;
+/** After this long unmined, a noted transaction never will be (its nonce went to another): it cost nothing, and is forgotten. */
+const UNMINED_FORGET_SECONDS = 60 * 60;
+
+export interface Pricing {
+  network: string;
+  transaction: string;
+  reason: string;
+  now: "priced" | "forgotten" | "unchanged";
+  detail: string;
+}
+
+/**
+ * Prices, from the chain, the service's own transactions noted before they went out whose
+ * sender died before it read their receipt (noteServiceTransaction): mined → its fee is
+ * recorded and counted (once: recordServiceFee prices a row only while it has no fee);
+ * not mined after UNMINED_FORGET_SECONDS → forgotten (it cost nothing); otherwise left for
+ * a later pass. `all`: however recent (the operator's command).
+ */
+export async function priceServiceTransactions(opts: { all?: boolean; limit?: number } = {}): Promise<Pricing[]> {
+  const out: Pricing[] = [];
+  for (const t of await unpricedServiceTransactions(opts.all ? 0 : UNPRICED_GRACE_SECONDS, opts.limit ?? 20)) {
+    const base = { network: t.network, transaction: t.transaction, reason: t.reason };
+    const m = methodOf(t.network);
+    if (!m?.minedFee) {
+      out.push({ ...base, now: "unchanged", detail: "no payment method for its network on this instance" });
+      continue;
+    }
+    let fee: bigint | null;
+    try {
+      fee = await m.minedFee(t.transaction);
+    } catch (err) {
+      log.warn("payment.service_fee_unreadable", { ...base, message: (err as Error).message });
+      out.push({ ...base, now: "unchanged", detail: "the chain gave no clear answer" });
+      continue;
+    }
+    if (fee !== null) {
+      await recordServiceFee({ network: t.network, reason: t.reason, fee, transaction: t.transaction });
+      out.push({ ...base, now: "priced", detail: `mined, fee ${fee}` });
+    } else if (t.ageSeconds >= UNMINED_FORGET_SECONDS) {
+      const gone = await forgetUnminedServiceTransaction(t.transaction);
+      out.push({ ...base, now: gone ? "forgotten" : "unchanged", detail: gone ? `not mined in ${Math.round(t.ageSeconds / 60)} min: it cost nothing` : "priced meanwhile" });
+    } else {
+      out.push({ ...base, now: "unchanged", detail: "not mined (yet)" });
+    }
+  }
+  return out;
+}
+
 /** Starts this instance's passes (once per process; only while its database is open). */
 export function startRecovery(): void {
   processState("payments.recovery", () => {
@@ -135,6 +190,7 @@ export function startRecovery(): void {
       if (running || peekProcessState("db") === undefined) return;
       running = true;
       resolveAbandoned()
+        .then(() => priceServiceTransactions())
         .catch((err: unknown) => log.warn("payment.reconcile_failed", { message: (err as Error).message }))
         .finally(() => {
           running = false;

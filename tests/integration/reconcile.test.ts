@@ -14,8 +14,8 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import type { Address, Hex } from "viem";
-import { startChain, type Chain } from "../helpers/chain";
+import { createWalletClient, http, type Address, type Hex } from "viem";
+import { localBase, startChain, type Chain } from "../helpers/chain";
 import { startFixture, type Fixture } from "../helpers/fixture";
 import { requirementFrom, signAuthorization, useAuthorization, v2Header, type Requirement } from "../helpers/payments";
 import { hasPostgres, POSTGRES_URL } from "../helpers/services";
@@ -122,5 +122,44 @@ describe.skipIf(!usePg)("npm run reconcile: payments nobody is finishing, resolv
 
     const done = await report();
     expect(done.health).toMatchObject({ ok: true, payments_pending_past_lease: 0, payments_outcome_unknown: 0, payments_paid_not_answered: 0 });
+  }, 180_000);
+
+  it("prices the service's own transactions whose sender died before their receipt, once; forgets one never mined after an hour", async () => {
+    // A nonce-gap filler is noted (fee unknown) before it goes out, and priced once its
+    // receipt is read (lib/payments/x402/sender.ts). Three notes as a sender that died
+    // left them: one whose transaction was mined (a zero-value transaction to itself, as a
+    // filler is; sent from another account than the service's key, whose nonces the
+    // service keeps), one never mined for over an hour, one never mined, recent.
+    const wallet = createWalletClient({ account: chain.accounts[7]!, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl) });
+    const mined = await wallet.sendTransaction({ to: chain.accounts[7]!.address, value: 0n, gas: 21_000n });
+    const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: mined });
+    const cost = receipt.gasUsed * receipt.effectiveGasPrice;
+    expect(cost).toBeGreaterThan(0n);
+    const lost = `0x${randomBytes(32).toString("hex")}`;
+    const pending = `0x${randomBytes(32).toString("hex")}`;
+    for (const [tx, age] of [[mined, "1 minute"], [lost, "2 hours"], [pending, "1 minute"]] as const) {
+      await db.query(`INSERT INTO service_fees (id, network, reason, "transaction", fee_native, created_at) VALUES ($1, $2, 'nonce_gap_filler', $3, NULL, now() - $4::interval)`, [randomBytes(8).toString("hex"), req.network, tx, age]);
+    }
+    const ours = async () => ((await report()) as { fees: Record<string, { ours: { fee: string; transactions: number } }> }).fees[req.network]?.ours ?? { fee: "0", transactions: 0 };
+    // Unpriced, a note counts for nothing yet.
+    const before = await ours();
+    const reconcile = () => spawnSync(process.execPath, ["--import", "tsx", "scripts/reconcile.ts"], { cwd: root, encoding: "utf8", env: { ...process.env, ...env(), LOG_LEVEL: "silent" }, timeout: 120_000 });
+    const r = reconcile();
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`${mined}  ${req.network}  nonce_gap_filler -> priced  mined, fee ${cost}`);
+    expect(r.stdout).toMatch(new RegExp(`${lost}.* -> forgotten  not mined in 120 min`));
+    expect(r.stdout).toMatch(new RegExp(`${pending}.* -> unchanged  not mined \\(yet\\)`));
+    expect(r.stdout).toContain("own transactions: 1 priced, 1 forgotten (never mined), 1 unchanged");
+    const fees = (await db.query(`SELECT "transaction" AS tx, fee_native::text AS fee FROM service_fees WHERE "transaction" = ANY($1) ORDER BY created_at`, [[mined, lost, pending]])).rows;
+    expect(fees).toEqual(expect.arrayContaining([{ tx: mined, fee: cost.toString() }, { tx: pending, fee: null }]));
+    expect(fees).toHaveLength(2);
+    const after = await ours();
+    expect(after.transactions - before.transactions).toBe(1);
+    expect(BigInt(after.fee) - BigInt(before.fee)).toBe(cost);
+    // Again: nothing is priced or counted twice.
+    const again = reconcile();
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toContain("own transactions: 0 priced, 0 forgotten (never mined), 1 unchanged");
+    expect(await ours()).toEqual(after);
   }, 180_000);
 });

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetEnvForTests } from "@/lib/config/env";
 import { closeDb, getDbHandle } from "@/lib/db/client";
-import { feeTotals, isServiceFee, recordServiceFee } from "@/lib/payments/fees";
+import { feeTotals, forgetUnminedServiceTransaction, isServiceFee, noteServiceTransaction, recordServiceFee, unpricedServiceTransactions } from "@/lib/payments/fees";
 import { metrics } from "@/lib/metrics";
 
 const saved = { ...process.env };
@@ -44,5 +44,28 @@ describe("service fees (embedded database)", () => {
     expect(await isServiceFee(`0x${"cd".repeat(32)}`)).toBe(false);
     const totals = (await feeTotals()).find((t) => t.network === NETWORK)!;
     expect(totals).toMatchObject({ method: "evm-exact", unit: "wei", settled: "0", failed: "1014", failed_transactions: 3, ours: { fee: "1014", transactions: 3 } });
+  });
+
+  it("a transaction noted before it went out counts for nothing until priced, then once, whoever prices it", async () => {
+    const filler = `0x${"ef".repeat(32)}`;
+    const counted = await failedCounted();
+    const ours = async () => (await feeTotals()).find((t) => t.network === NETWORK)!.ours;
+    const before = await ours();
+    await noteServiceTransaction({ network: NETWORK, reason: "nonce_gap_filler", transaction: filler });
+    await noteServiceTransaction({ network: NETWORK, reason: "nonce_gap_filler", transaction: filler });
+    expect(await ours()).toEqual(before);
+    expect(await isServiceFee(filler)).toBe(true);
+    expect((await unpricedServiceTransactions(0)).map((t) => t.transaction)).toEqual([filler]);
+    // Not old enough for a pass yet.
+    expect(await unpricedServiceTransactions(3600)).toEqual([]);
+    // Its sender reads the receipt, and so does a recovery pass: counted once.
+    await recordServiceFee({ network: NETWORK, reason: "nonce_gap_filler", fee: 21_000n, transaction: filler });
+    await recordServiceFee({ network: NETWORK, reason: "nonce_gap_filler", fee: 21_000n, transaction: filler });
+    expect(await ours()).toEqual({ fee: (BigInt(before.fee) + 21_000n).toString(), transactions: before.transactions + 1 });
+    expect((await failedCounted()) - counted).toBe(21_000);
+    expect(await unpricedServiceTransactions(0)).toEqual([]);
+    // A priced transaction is never forgotten.
+    expect(await forgetUnminedServiceTransaction(filler)).toBe(false);
+    expect(await isServiceFee(filler)).toBe(true);
   });
 });

@@ -25,7 +25,7 @@
  */
 import { formatTransactionReceipt, keccak256, serializeTransaction, concatHex, type Hex, type TransactionReceipt } from "viem";
 import { log } from "@/lib/log";
-import { recordServiceFee } from "@/lib/payments/fees";
+import { noteServiceTransaction, recordServiceFee } from "@/lib/payments/fees";
 import { NotSentError, SettlementUnknownError, encodedCall, noAnswer, signDigest } from "@/lib/payments/x402/evm-local";
 import { BlockClock, InclusionWatcher } from "@/lib/payments/x402/inclusion";
 import { beforeSendHook, noteNoAnswer, type BeforeSend } from "@/lib/payments/x402/chain-call";
@@ -72,8 +72,8 @@ const SYNC_FORMS: ReadonlyArray<{ name: string; params(raw: Hex, waitMs: number)
 export const NO_SUCH_METHOD = /not (supported|found|available|implemented)|does not exist|unsupported|unknown method/i;
 /** How long signed transactions are kept for sending again if the node drops them. */
 const KEEP_SIGNED_MS = 5 * 60_000;
-/** How long a gap filler's receipt is waited for, to record what it cost. */
-const FILLER_RECEIPT_MS = 5 * 60_000;
+/** How long a gap filler's receipt is waited for, to record what it cost (then the recovery pass prices it, lib/payments/recovery.ts). */
+export const FILLER_RECEIPT_MS = 5 * 60_000;
 
 export interface SenderNode {
   rpcUrl: string;
@@ -401,7 +401,7 @@ export class KeySender {
    * receipt asked for in the same request, and never eth_sendRawTransactionSync, which
    * answers only once the transaction is included).
    */
-  async send(tx: OutgoingTx, given?: Lease, broadcast = false, ahead?: SendAhead | null): Promise<{ hash: Hex; receipt: Receipt | null; nonce: number }> {
+  async send(tx: OutgoingTx, given?: Lease, broadcast = false, ahead?: SendAhead | null, noteGiven?: (hash: Hex) => Promise<void>): Promise<{ hash: Hex; receipt: Receipt | null; nonce: number }> {
     let again: Lease | null = null;
     let refeed = false;
     for (let attempt = 0; ; attempt++) {
@@ -422,9 +422,11 @@ export class KeySender {
       again = null;
       // A transaction signed ahead goes out as it is; fees are only read for one signed now.
       const { raw, hash } = pre?.signed ?? marked?.signed ?? this.sign(tx, await this.feeFields(refeed ? 0 : undefined), lease.nonce);
-      if (hook && !marked?.signed) {
+      // A transaction with a given lease (a gap filler) is noted by its caller's `noteGiven`.
+      const note = hook ?? (given ? noteGiven : undefined);
+      if (note && !marked?.signed) {
         try {
-          await hook(hash);
+          await note(hash);
         } catch (err) {
           await this.nonces.end(lease, "free");
           throw new NotSentError(`the payment's record could not be written before sending (${firstLine(err)})`, "ledger_unavailable", err);
@@ -711,11 +713,13 @@ export class KeySender {
         lease = await this.nonces.claimGap();
         if (!lease) return;
         log.warn("settlement.nonce_gap", { sender, nonce: lease.nonce });
-        const { hash, receipt } = await this.send({ to: this.node.address, data: "0x", value: 0n, gas: 21_000n }, lease);
-        log.warn("settlement.nonce_gap_filled", { sender, nonce: lease.nonce, transaction: hash });
-        // Gas for nothing but the key's other transactions: the service's own fee, recorded
-        // once the filler is mined (nobody waits for it here).
+        // Gas for nothing but the key's other transactions: the service's own fee, noted
+        // before the filler goes out and priced once it is mined (nobody waits for it here;
+        // if this process dies first, the recovery pass prices it from the chain).
         const network = `eip155:${this.node.chainId}`;
+        const note = (transaction: Hex) => noteServiceTransaction({ network, reason: "nonce_gap_filler", transaction });
+        const { hash, receipt } = await this.send({ to: this.node.address, data: "0x", value: 0n, gas: 21_000n }, lease, false, null, note);
+        log.warn("settlement.nonce_gap_filled", { sender, nonce: lease.nonce, transaction: hash });
         void (receipt ? Promise.resolve(receipt) : this.awaitReceipt(hash, FILLER_RECEIPT_MS, true))
           .then((r) => recordServiceFee({ network, reason: "nonce_gap_filler", fee: r.gasUsed * r.effectiveGasPrice, transaction: hash }))
           .catch((err: unknown) => log.warn("settlement.nonce_gap_filler_fee_unknown", { sender, transaction: hash, message: firstLine(err) }));

@@ -200,7 +200,7 @@ export type ServiceFeeGroupByOutputType = {
   network: string
   reason: string
   transaction: string | null
-  feeNative: bigint
+  feeNative: bigint | null
   paymentId: string | null
   createdAt: Date
   _count: ServiceFeeCountAggregateOutputType | null
@@ -233,7 +233,7 @@ export type ServiceFeeWhereInput = {
   network?: Prisma.StringFilter<"ServiceFee"> | string
   reason?: Prisma.StringFilter<"ServiceFee"> | string
   transaction?: Prisma.StringNullableFilter<"ServiceFee"> | string | null
-  feeNative?: Prisma.BigIntFilter<"ServiceFee"> | bigint | number
+  feeNative?: Prisma.BigIntNullableFilter<"ServiceFee"> | bigint | number | null
   paymentId?: Prisma.StringNullableFilter<"ServiceFee"> | string | null
   createdAt?: Prisma.DateTimeFilter<"ServiceFee"> | Date | string
 }
@@ -243,7 +243,7 @@ export type ServiceFeeOrderByWithRelationInput = {
   network?: Prisma.SortOrder
   reason?: Prisma.SortOrder
   transaction?: Prisma.SortOrderInput | Prisma.SortOrder
-  feeNative?: Prisma.SortOrder
+  feeNative?: Prisma.SortOrderInput | Prisma.SortOrder
   paymentId?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
@@ -256,7 +256,7 @@ export type ServiceFeeWhereUniqueInput = Prisma.AtLeast<{
   NOT?: Prisma.ServiceFeeWhereInput | Prisma.ServiceFeeWhereInput[]
   network?: Prisma.StringFilter<"ServiceFee"> | string
   reason?: Prisma.StringFilter<"ServiceFee"> | string
-  feeNative?: Prisma.BigIntFilter<"ServiceFee"> | bigint | number
+  feeNative?: Prisma.BigIntNullableFilter<"ServiceFee"> | bigint | number | null
   paymentId?: Prisma.StringNullableFilter<"ServiceFee"> | string | null
   createdAt?: Prisma.DateTimeFilter<"ServiceFee"> | Date | string
 }, "id" | "transaction">
@@ -266,7 +266,7 @@ export type ServiceFeeOrderByWithAggregationInput = {
   network?: Prisma.SortOrder
   reason?: Prisma.SortOrder
   transaction?: Prisma.SortOrderInput | Prisma.SortOrder
-  feeNative?: Prisma.SortOrder
+  feeNative?: Prisma.SortOrderInput | Prisma.SortOrder
   paymentId?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   _count?: Prisma.ServiceFeeCountOrderByAggregateInput
@@ -284,7 +284,7 @@ export type ServiceFeeScalarWhereWithAggregatesInput = {
   network?: Prisma.StringWithAggregatesFilter<"ServiceFee"> | string
   reason?: Prisma.StringWithAggregatesFilter<"ServiceFee"> | string
   transaction?: Prisma.StringNullableWithAggregatesFilter<"ServiceFee"> | string | null
-  feeNative?: Prisma.BigIntWithAggregatesFilter<"ServiceFee"> | bigint | number
+  feeNative?: Prisma.BigIntNullableWithAggregatesFilter<"ServiceFee"> | bigint | number | null
   paymentId?: Prisma.StringNullableWithAggregatesFilter<"ServiceFee"> | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"ServiceFee"> | Date | string
 }
@@ -294,7 +294,7 @@ export type ServiceFeeCreateInput = {
   network: string
   reason: string
   transaction?: string | null
-  feeNative: bigint | number
+  feeNative?: bigint | number | null
   paymentId?: string | null
   createdAt?: Date | string
 }
@@ -304,7 +304,7 @@ export type ServiceFeeUncheckedCreateInput = {
   network: string
   reason: string
   transaction?: string | null
-  feeNative: bigint | number
+  feeNative?: bigint | number | null
   paymentId?: string | null
   createdAt?: Date | string
 }
@@ -314,7 +314,7 @@ export type ServiceFeeUpdateInput = {
   network?: Prisma.StringFieldUpdateOperationsInput | string
   reason?: Prisma.StringFieldUpdateOperationsInput | string
   transaction?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  feeNative?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  feeNative?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   paymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -324,7 +324,7 @@ export type ServiceFeeUncheckedUpdateInput = {
   network?: Prisma.StringFieldUpdateOperationsInput | string
   reason?: Prisma.StringFieldUpdateOperationsInput | string
   transaction?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  feeNative?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  feeNative?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   paymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -334,7 +334,7 @@ export type ServiceFeeCreateManyInput = {
   network: string
   reason: string
   transaction?: string | null
-  feeNative: bigint | number
+  feeNative?: bigint | number | null
   paymentId?: string | null
   createdAt?: Date | string
 }
@@ -344,7 +344,7 @@ export type ServiceFeeUpdateManyMutationInput = {
   network?: Prisma.StringFieldUpdateOperationsInput | string
   reason?: Prisma.StringFieldUpdateOperationsInput | string
   transaction?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  feeNative?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  feeNative?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   paymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -354,7 +354,7 @@ export type ServiceFeeUncheckedUpdateManyInput = {
   network?: Prisma.StringFieldUpdateOperationsInput | string
   reason?: Prisma.StringFieldUpdateOperationsInput | string
   transaction?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  feeNative?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  feeNative?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   paymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -455,7 +455,13 @@ export type $ServiceFeePayload<ExtArgs extends runtime.Types.Extensions.Internal
      * The transaction, when one is known; a transaction is counted once.
      */
     transaction: string | null
-    feeNative: bigint
+    /**
+     * What it cost; null while unknown: a transaction noted before it went out whose receipt
+     * was not read yet (priced by the recovery pass from the chain when its sender died,
+     * through service_fees_unpriced_idx, partial, created in migration
+     * 20261128050000_service_fee_unpriced).
+     */
+    feeNative: bigint | null
     /**
      * The payment being settled when it was paid, if any.
      */
