@@ -19,6 +19,7 @@ import { RELEASE_GRACE_MS, SharedNonces, type ChainNonces, type Lease } from "@/
 import { feesFromBatch, KeySender } from "@/lib/payments/x402/sender";
 import { NotSentError } from "@/lib/payments/x402/evm-local";
 import { lockPayment, markSent, takeMarkingSent, type LockInput } from "@/lib/payments/ledger";
+import { feeTotals } from "@/lib/payments/fees";
 import { withBeforeSend } from "@/lib/payments/x402/chain-call";
 import { localBase, startChain, type Chain } from "../helpers/chain";
 import { hasPostgres, POSTGRES_URL } from "../helpers/services";
@@ -214,6 +215,44 @@ describe("the facilitator key's sender on a node that does not queue (automine)"
     expect([a.nonce, b.nonce]).toEqual([dead.nonce, dead.nonce + 1]);
     expect(await minedNonce(account)).toBe(dead.nonce + 2);
   }, 30_000);
+});
+
+describe("a gap filler's fee", () => {
+  it("is noted under the filler's hash before it goes out (no fee yet, counted nowhere), and priced once mined", async () => {
+    const account = chain.accounts[1]!;
+    // Queued transactions wait for the block this test mines.
+    await chain.setIntervalMining(60_000);
+    try {
+      const key = `0x${Buffer.from(account.getHdKey().privateKey!).toString("hex")}` as Hex;
+      const sender = new KeySender(readerOf(chain) as never, { rpcUrl: chain.rpcUrl, chainId: 8453, timeoutMs: 800, privateKey: Buffer.from(key.slice(2), "hex"), address: account.address });
+      const h = await getDbHandle();
+      const dead = await sender.nonces.take(); // a holder that died before sending
+      const next = await sender.nonces.take();
+      expect(await sendWith(account, next.nonce, 1)).toBeNull(); // queued behind the gap
+      await sleep(sender.nonces.expirySeconds * 1000);
+      await sender.repair();
+      const notes = await h.query<{ tx: string; fee: string | null }>(`SELECT "transaction" AS tx, fee_native::text AS fee FROM service_fees WHERE reason = 'nonce_gap_filler'`, []);
+      expect(notes).toHaveLength(1);
+      expect(notes[0]!.fee).toBeNull();
+      // The note is the filler the node holds, not mined yet: its sender dying now leaves
+      // the note to the recovery pass (tests/integration/reconcile.test.ts).
+      const pending = await readerOf(chain).getTransaction({ hash: notes[0]!.tx as Hex });
+      expect({ from: pending.from.toLowerCase(), to: pending.to?.toLowerCase(), value: pending.value, nonce: pending.nonce, block: pending.blockNumber }).toEqual({ from: account.address.toLowerCase(), to: account.address.toLowerCase(), value: 0n, nonce: dead.nonce, block: null });
+      expect((await feeTotals()).find((t) => t.network === "eip155:8453")?.ours ?? { fee: "0", transactions: 0 }).toEqual({ fee: "0", transactions: 0 });
+      await chain.rpc("evm_mine", []);
+      const receipt = await readerOf(chain).getTransactionReceipt({ hash: notes[0]!.tx as Hex });
+      let fee: string | null = null;
+      for (let i = 0; i < 100 && fee === null; i++) {
+        await sleep(200);
+        fee = (await h.query<{ fee: string | null }>(`SELECT fee_native::text AS fee FROM service_fees WHERE "transaction" = $1`, [notes[0]!.tx]))[0]!.fee;
+      }
+      expect(fee).toBe((receipt.gasUsed * receipt.effectiveGasPrice).toString());
+      expect((await feeTotals()).find((t) => t.network === "eip155:8453")?.ours).toEqual({ fee: fee, transactions: 1 });
+      expect(await minedNonce(account)).toBe(next.nonce + 1);
+    } finally {
+      await chain.setIntervalMining(0);
+    }
+  }, 60_000);
 });
 
 describe("an optimistic payment's nonce: taken in its lock's statement, its transaction signed on a guess", () => {
