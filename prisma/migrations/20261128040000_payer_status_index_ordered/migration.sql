@@ -11,5 +11,16 @@
 -- is built; on a large table build it first with CREATE INDEX CONCURRENTLY IF NOT EXISTS
 -- (the same statement) and this one skips it (docs/deployment.md, "Prisma migrations").
 -- The old index's drop is then only a brief lock.
+-- A CREATE INDEX CONCURRENTLY that failed leaves an invalid index under the name, which
+-- IF NOT EXISTS would take for the index: the migration stops instead, before it drops
+-- the one the lock reads now.
+DO $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+              WHERE c.relname = 'payments_network_payer_status_updated_at_idx' AND c.relnamespace = current_schema()::regnamespace
+                AND NOT i.indisvalid) THEN
+    RAISE EXCEPTION 'index payments_network_payer_status_updated_at_idx exists but is invalid (a CREATE INDEX CONCURRENTLY that failed): DROP INDEX CONCURRENTLY it and build it again';
+  END IF;
+END $$;
 CREATE INDEX IF NOT EXISTS "payments_network_payer_status_updated_at_idx" ON "payments" ("network", "payer", "status", "updated_at");
 DROP INDEX IF EXISTS "payments_network_payer_status_idx";
