@@ -97,9 +97,10 @@ export type ServiceFeeReason = "nonce_gap_filler" | string;
  * (`failed`, and apart as `ours`), never against a payer's budget. A transaction is
  * recorded and counted once, whichever instance learns its fee (a transaction recorded
  * before is neither written nor counted again); a write that fails is logged (and counted
- * in /metrics all the same) and never fails the call that paid it.
+ * in /metrics all the same, unless `noted`: the transaction was noted before it went out,
+ * and the recovery pass that prices the note counts it) and never fails the call that paid it.
  */
-export async function recordServiceFee(f: { network: string; reason: ServiceFeeReason; fee: bigint; transaction?: string | null; paymentId?: string | null }): Promise<void> {
+export async function recordServiceFee(f: { network: string; reason: ServiceFeeReason; fee: bigint; transaction?: string | null; paymentId?: string | null; noted?: boolean }): Promise<void> {
   const fields = { network: f.network, reason: f.reason, fee: f.fee.toString(), transaction: f.transaction ?? null, paymentId: f.paymentId ?? null };
   let recorded = true;
   try {
@@ -114,6 +115,9 @@ export async function recordServiceFee(f: { network: string; reason: ServiceFeeR
     recorded = rows.length > 0;
   } catch (err) {
     log.error("payment.service_fee_unrecorded", { ...fields, message: (err as Error).message });
+    // A transaction noted before it went out keeps its note: the recovery pass prices and
+    // counts it later, so it is not counted here too.
+    if (f.noted) recorded = false;
   }
   if (!recorded) return;
   countFee(f.network, "failed", f.fee);
@@ -134,14 +138,14 @@ export async function noteServiceTransaction(f: { network: string; reason: Servi
   );
 }
 
-/** Transactions noted by noteServiceTransaction at least `minAgeSeconds` ago and still unpriced (oldest first). */
-export async function unpricedServiceTransactions(minAgeSeconds: number, limit = 20): Promise<Array<{ network: string; reason: string; transaction: string; ageSeconds: number }>> {
+/** Transactions on `networks` noted by noteServiceTransaction at least `minAgeSeconds` ago and still unpriced (oldest first). */
+export async function unpricedServiceTransactions(networks: string[], minAgeSeconds: number, limit = 100): Promise<Array<{ network: string; reason: string; transaction: string; ageSeconds: number }>> {
   const h = await getDbHandle();
   const rows = await h.query<{ network: string; reason: string; transaction: string; age: number }>(
     `SELECT network, reason, "transaction", extract(epoch FROM now() - created_at)::float8 AS age FROM service_fees
-      WHERE fee_native IS NULL AND "transaction" IS NOT NULL AND created_at < now() - make_interval(secs => $1::double precision)
-      ORDER BY created_at LIMIT $2`,
-    [minAgeSeconds, limit],
+      WHERE fee_native IS NULL AND "transaction" IS NOT NULL AND network = ANY($1::text[]) AND created_at < now() - make_interval(secs => $2::double precision)
+      ORDER BY created_at LIMIT $3`,
+    [networks, minAgeSeconds, limit],
   );
   return rows.map((r) => ({ network: r.network, reason: r.reason, transaction: r.transaction, ageSeconds: Number(r.age) }));
 }

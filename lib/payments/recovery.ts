@@ -147,23 +147,26 @@ export interface Pricing {
 
 /**
  * Prices, from the chain, the service's own transactions noted before they went out whose
- * sender died before it read their receipt (noteServiceTransaction): mined → its fee is
- * recorded and counted (once: recordServiceFee prices a row only while it has no fee);
- * not mined after UNMINED_FORGET_SECONDS → forgotten (it cost nothing); otherwise left for
- * a later pass. `all`: however recent (the operator's command).
+ * sender died before it read their receipt (noteServiceTransaction), on the networks whose
+ * method can read both a transaction's fee and whether the node knows it: mined → its fee
+ * is recorded and counted (once: recordServiceFee prices a row only while it has no fee);
+ * unknown to the node UNMINED_FORGET_SECONDS after the note → forgotten (never mined, it
+ * cost nothing); otherwise (pending, or mined while this instance cannot read its key's
+ * fees: a remote facilitator) left for a later pass. `all`: however recent (the
+ * operator's command).
  */
 export async function priceServiceTransactions(opts: { all?: boolean; limit?: number } = {}): Promise<Pricing[]> {
+  const readers = new Map(paymentMethods().flatMap((m) => (m.minedFee && m.transactionSeen ? [[m.facts().network, m] as const] : [])));
   const out: Pricing[] = [];
-  for (const t of await unpricedServiceTransactions(opts.all ? 0 : UNPRICED_GRACE_SECONDS, opts.limit ?? 20)) {
+  if (!readers.size) return out;
+  for (const t of await unpricedServiceTransactions([...readers.keys()], opts.all ? 0 : UNPRICED_GRACE_SECONDS, opts.limit ?? 100)) {
     const base = { network: t.network, transaction: t.transaction, reason: t.reason };
-    const m = methodOf(t.network);
-    if (!m?.minedFee) {
-      out.push({ ...base, now: "unchanged", detail: "no payment method for its network on this instance" });
-      continue;
-    }
+    const m = readers.get(t.network)!;
     let fee: bigint | null;
+    let seen = true;
     try {
-      fee = await m.minedFee(t.transaction);
+      fee = await m.minedFee!(t.transaction);
+      if (fee === null && t.ageSeconds >= UNMINED_FORGET_SECONDS) seen = await m.transactionSeen!(t.transaction);
     } catch (err) {
       log.warn("payment.service_fee_unreadable", { ...base, message: (err as Error).message });
       out.push({ ...base, now: "unchanged", detail: "the chain gave no clear answer" });
@@ -172,11 +175,11 @@ export async function priceServiceTransactions(opts: { all?: boolean; limit?: nu
     if (fee !== null) {
       await recordServiceFee({ network: t.network, reason: t.reason, fee, transaction: t.transaction });
       out.push({ ...base, now: "priced", detail: `mined, fee ${fee}` });
-    } else if (t.ageSeconds >= UNMINED_FORGET_SECONDS) {
+    } else if (!seen) {
       const gone = await forgetUnminedServiceTransaction(t.transaction);
-      out.push({ ...base, now: gone ? "forgotten" : "unchanged", detail: gone ? `not mined in ${Math.round(t.ageSeconds / 60)} min: it cost nothing` : "priced meanwhile" });
+      out.push({ ...base, now: gone ? "forgotten" : "unchanged", detail: gone ? `unknown to the node ${Math.round(t.ageSeconds / 60)} min after it was sent: never mined, it cost nothing` : "priced meanwhile" });
     } else {
-      out.push({ ...base, now: "unchanged", detail: "not mined (yet)" });
+      out.push({ ...base, now: "unchanged", detail: "not priced: pending, or not readable here" });
     }
   }
   return out;

@@ -147,9 +147,12 @@ describe.skipIf(!usePg)("npm run reconcile: payments nobody is finishing, resolv
     const r = reconcile();
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain(`${mined}  ${req.network}  nonce_gap_filler -> priced  mined, fee ${cost}`);
-    expect(r.stdout).toMatch(new RegExp(`${lost}.* -> forgotten  not mined in 120 min`));
-    expect(r.stdout).toMatch(new RegExp(`${pending}.* -> unchanged  not mined \\(yet\\)`));
-    expect(r.stdout).toContain("own transactions: 1 priced, 1 forgotten (never mined), 1 unchanged");
+    expect(r.stdout).toContain(`${pending}  ${req.network}  nonce_gap_filler -> unchanged  not priced: pending, or not readable here`);
+    // The two-hour-old note is past the grace of the fixture's own recovery pass (every
+    // 10 s since its first payment), which may forget it first: whoever does, it is gone.
+    const forgotten = r.stdout.includes(lost) ? 1 : 0;
+    if (forgotten) expect(r.stdout).toMatch(new RegExp(`${lost}  ${req.network}  nonce_gap_filler -> forgotten  unknown to the node 120 min after it was sent`));
+    expect(r.stdout).toContain(`own transactions: 1 priced, ${forgotten} forgotten (never mined), 1 unchanged`);
     const fees = (await db.query(`SELECT "transaction" AS tx, fee_native::text AS fee FROM service_fees WHERE "transaction" = ANY($1) ORDER BY created_at`, [[mined, lost, pending]])).rows;
     expect(fees).toEqual(expect.arrayContaining([{ tx: mined, fee: cost.toString() }, { tx: pending, fee: null }]));
     expect(fees).toHaveLength(2);

@@ -55,15 +55,16 @@ describe("service fees (embedded database)", () => {
     await noteServiceTransaction({ network: NETWORK, reason: "nonce_gap_filler", transaction: filler });
     expect(await ours()).toEqual(before);
     expect(await isServiceFee(filler)).toBe(true);
-    expect((await unpricedServiceTransactions(0)).map((t) => t.transaction)).toEqual([filler]);
-    // Not old enough for a pass yet.
-    expect(await unpricedServiceTransactions(3600)).toEqual([]);
+    expect((await unpricedServiceTransactions([NETWORK], 0)).map((t) => t.transaction)).toEqual([filler]);
+    // Not old enough for a pass yet, and a pass reads only the networks it can price.
+    expect(await unpricedServiceTransactions([NETWORK], 3600)).toEqual([]);
+    expect(await unpricedServiceTransactions(["eip155:84532"], 0)).toEqual([]);
     // Its sender reads the receipt, and so does a recovery pass: counted once.
     await recordServiceFee({ network: NETWORK, reason: "nonce_gap_filler", fee: 21_000n, transaction: filler });
     await recordServiceFee({ network: NETWORK, reason: "nonce_gap_filler", fee: 21_000n, transaction: filler });
     expect(await ours()).toEqual({ fee: (BigInt(before.fee) + 21_000n).toString(), transactions: before.transactions + 1 });
     expect((await failedCounted()) - counted).toBe(21_000);
-    expect(await unpricedServiceTransactions(0)).toEqual([]);
+    expect(await unpricedServiceTransactions([NETWORK], 0)).toEqual([]);
     // A priced transaction is never forgotten.
     expect(await forgetUnminedServiceTransaction(filler)).toBe(false);
     expect(await isServiceFee(filler)).toBe(true);

@@ -10,7 +10,7 @@ import { env } from "@/lib/config/env";
 import { usdLabel, usdToAtomic } from "@/lib/payments/price";
 import { remoteFacilitatorUrl } from "@/lib/payments/x402/remote";
 import { checkExactEvm, resourceInfo, toFacilitatorPayload, type DecodedPayment } from "@/lib/payments/x402/codec";
-import { evmAuthorizationOutcome, evmGasBound, evmKnownTransactions, evmMinedFee, evmTokenBalance, evmTransactionFee, evmTransferSimulates, settlesInProcess, settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
+import { evmAuthorizationOutcome, evmGasBound, evmKnownTransactions, evmMinedFee, evmTokenBalance, evmTransactionSeen, evmTransactionFee, evmTransferSimulates, settlesInProcess, settleWithFacilitator, verifyWithFacilitator } from "@/lib/payments/x402/facilitator";
 import { holdPayment } from "@/lib/payments/x402/hold";
 import { evmFacts } from "@/lib/payments/methods/facts";
 import { evmRefusal, evmSettleRefusal } from "@/lib/payments/x402/evm-reasons";
@@ -135,6 +135,7 @@ export function evmExactMethod(): PaymentMethod {
     outcome: evmAuthorizationOutcome,
     rowOutcome,
     minedFee: (tx) => (inProcess() ? evmMinedFee(tx) : Promise.resolve(null)),
+    transactionSeen: evmTransactionSeen,
     discoveryOffer: (priceUsd) => ({
       intent: "charge",
       method: "evm",

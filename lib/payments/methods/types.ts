@@ -98,6 +98,12 @@ export interface PaymentMethod {
    * whose row names a transaction (lib/payments/recovery.ts).
    */
   minedFee?(tx: string): Promise<bigint | null>;
+  /**
+   * Whether the chain's node knows transaction `tx` (mined or pending); throws when it
+   * cannot say. Asked by the recovery pass before it forgets a noted transaction of the
+   * service's own that minedFee did not price (lib/payments/recovery.ts).
+   */
+  transactionSeen?(tx: string): Promise<boolean>;
   /** Reads a payment's outcome on chain, for recovery after an unknown settlement (networks that can tell). */
   outcome?(payload: PaymentPayload, req: PaymentRequirements): Promise<PaymentOutcome>;
   /** The spec 2.3 offer entry for a price (discovery); null for methods outside `accepts[]`. */

@@ -12,7 +12,7 @@
  * the payment were bad; what the chain did during the call is recorded (./chain-call.ts)
  * so such answers become ours (503) and the authorization stays usable.
  */
-import { createPublicClient, createWalletClient, encodeFunctionData, hexToBytes, http, publicActions, TransactionReceiptNotFoundError, webSocket, type Hex, type PublicClient, type Transport } from "viem";
+import { createPublicClient, createWalletClient, encodeFunctionData, hexToBytes, http, publicActions, TransactionNotFoundError, TransactionReceiptNotFoundError, webSocket, type Hex, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { FacilitatorClient } from "@x402/core/server";
 import { x402Facilitator } from "@x402/core/facilitator";
@@ -528,6 +528,17 @@ export async function evmMinedFee(tx: string): Promise<bigint | null> {
     return r.gasUsed * r.effectiveGasPrice;
   } catch (err) {
     if (err instanceof TransactionReceiptNotFoundError) return null;
+    throw err;
+  }
+}
+
+/** Whether the settlement chain's node knows transaction `tx` (mined or pending); throws when it cannot say. */
+export async function evmTransactionSeen(tx: string): Promise<boolean> {
+  try {
+    await reader().getTransaction({ hash: tx as Hex });
+    return true;
+  } catch (err) {
+    if (err instanceof TransactionNotFoundError) return false;
     throw err;
   }
 }

@@ -429,7 +429,7 @@ export class KeySender {
           await note(hash);
         } catch (err) {
           await this.nonces.end(lease, "free");
-          throw new NotSentError(`the payment's record could not be written before sending (${firstLine(err)})`, "ledger_unavailable", err);
+          throw new NotSentError(`the ${hook ? "payment's" : "transaction's"} record could not be written before sending (${firstLine(err)})`, "ledger_unavailable", err);
         }
       }
       const delivering = this.deliver(raw, hash, lease, broadcast);
@@ -721,7 +721,7 @@ export class KeySender {
         const { hash, receipt } = await this.send({ to: this.node.address, data: "0x", value: 0n, gas: 21_000n }, lease, false, null, note);
         log.warn("settlement.nonce_gap_filled", { sender, nonce: lease.nonce, transaction: hash });
         void (receipt ? Promise.resolve(receipt) : this.awaitReceipt(hash, FILLER_RECEIPT_MS, true))
-          .then((r) => recordServiceFee({ network, reason: "nonce_gap_filler", fee: r.gasUsed * r.effectiveGasPrice, transaction: hash }))
+          .then((r) => recordServiceFee({ network, reason: "nonce_gap_filler", fee: r.gasUsed * r.effectiveGasPrice, transaction: hash, noted: true }))
           .catch((err: unknown) => log.warn("settlement.nonce_gap_filler_fee_unknown", { sender, transaction: hash, message: firstLine(err) }));
       } catch (err) {
         log.error("settlement.nonce_gap_fill_failed", { sender, nonce: lease?.nonce ?? null, message: firstLine(err) });
