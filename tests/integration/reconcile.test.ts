@@ -165,4 +165,27 @@ describe.skipIf(!usePg)("npm run reconcile: payments nobody is finishing, resolv
     expect(again.stdout).toContain("own transactions: 0 priced, 0 forgotten (never mined), 1 unchanged");
     expect(await ours()).toEqual(after);
   }, 180_000);
+
+  it("never forgets a noted transaction the node still holds, however old the note: it is priced once mined", async () => {
+    const wallet = createWalletClient({ account: chain.accounts[7]!, chain: localBase(chain.rpcUrl), transport: http(chain.rpcUrl) });
+    await chain.rpc("evm_setAutomine", [false]);
+    let held: Hex;
+    try {
+      held = await wallet.sendTransaction({ to: chain.accounts[7]!.address, value: 0n, gas: 21_000n });
+      await db.query(`INSERT INTO service_fees (id, network, reason, "transaction", fee_native, created_at) VALUES ($1, $2, 'nonce_gap_filler', $3, NULL, now() - interval '2 hours')`, [randomBytes(8).toString("hex"), req.network, held]);
+      const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/reconcile.ts"], { cwd: root, encoding: "utf8", env: { ...process.env, ...env(), LOG_LEVEL: "silent" }, timeout: 120_000 });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`${held}  ${req.network}  nonce_gap_filler -> unchanged  not priced: pending, or not readable here`);
+      // Neither this pass nor the fixture's own forgot it: the node knows it.
+      expect((await db.query(`SELECT fee_native FROM service_fees WHERE "transaction" = $1`, [held])).rows).toEqual([{ fee_native: null }]);
+      await chain.rpc("evm_mine", []);
+    } finally {
+      await chain.rpc("evm_setAutomine", [true]);
+    }
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash: held });
+    const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/reconcile.ts"], { cwd: root, encoding: "utf8", env: { ...process.env, ...env(), LOG_LEVEL: "silent" }, timeout: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
+    // Priced by this run or by the fixture's own pass meanwhile: once, with the receipt's fee.
+    expect((await db.query(`SELECT fee_native::text AS fee FROM service_fees WHERE "transaction" = $1`, [held])).rows).toEqual([{ fee: (receipt.gasUsed * receipt.effectiveGasPrice).toString() }]);
+  }, 180_000);
 });

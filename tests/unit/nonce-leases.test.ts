@@ -218,7 +218,7 @@ describe("the facilitator key's sender on a node that does not queue (automine)"
 });
 
 describe("a gap filler's fee", () => {
-  it("is noted under the filler's hash before it goes out (no fee yet, counted nowhere), and priced once mined", async () => {
+  it("is noted under the filler's hash before it goes out (no fee yet, counted nowhere; no filler without its note), and priced once mined", async () => {
     const account = chain.accounts[1]!;
     // Queued transactions wait for the block this test mines.
     await chain.setIntervalMining(60_000);
@@ -230,6 +230,18 @@ describe("a gap filler's fee", () => {
       const next = await sender.nonces.take();
       expect(await sendWith(account, next.nonce, 1)).toBeNull(); // queued behind the gap
       await sleep(sender.nonces.expirySeconds * 1000);
+      // The note cannot be written (its table gone): nothing is sent, the gap's nonce is
+      // handed back unused, and the next repair fills it.
+      await h.query(`ALTER TABLE service_fees RENAME TO service_fees_away`, []);
+      try {
+        await sender.repair();
+      } finally {
+        await h.query(`ALTER TABLE service_fees_away RENAME TO service_fees`, []);
+      }
+      const [left] = await h.query<{ state: string }>(`SELECT state FROM evm_nonce_leases WHERE address = $1 AND nonce = $2`, [sender.nonces.key, dead.nonce]);
+      expect(left?.state).toBe("free");
+      expect(await readerOf(chain).getTransactionCount({ address: account.address, blockTag: "pending" })).toBe(dead.nonce);
+      await sleep(1100); // one repair a second per process
       await sender.repair();
       const notes = await h.query<{ tx: string; fee: string | null }>(`SELECT "transaction" AS tx, fee_native::text AS fee FROM service_fees WHERE reason = 'nonce_gap_filler'`, []);
       expect(notes).toHaveLength(1);

@@ -422,8 +422,8 @@ export class KeySender {
       again = null;
       // A transaction signed ahead goes out as it is; fees are only read for one signed now.
       const { raw, hash } = pre?.signed ?? marked?.signed ?? this.sign(tx, await this.feeFields(refeed ? 0 : undefined), lease.nonce);
-      // A transaction with a given lease (a gap filler) is noted by its caller's `noteGiven`.
-      const note = hook ?? (given ? noteGiven : undefined);
+      // A transaction with a given lease (a gap filler) belongs to no payment: its caller's `noteGiven` records it.
+      const note = hook ?? noteGiven;
       if (note && !marked?.signed) {
         try {
           await note(hash);

@@ -9,11 +9,10 @@
 --
 -- Built here in the migration's transaction, holding a write lock on "payments" while it
 -- is built; on a large table build it first with CREATE INDEX CONCURRENTLY IF NOT EXISTS
--- (the same statement) and this one skips it (docs/deployment.md, "Prisma migrations").
--- The old index's drop is then only a brief lock.
--- A CREATE INDEX CONCURRENTLY that failed leaves an invalid index under the name, which
--- IF NOT EXISTS would take for the index: the migration stops instead, before it drops
--- the one the lock reads now.
+-- (the same statement) and this one skips it (docs/deployment.md, "Prisma migrations"):
+-- the old index's drop is then only a brief lock. A CONCURRENTLY build that failed leaves
+-- an invalid index under the name, which IF NOT EXISTS would take for the index: the
+-- migration stops instead, before it drops the one the lock reads now.
 DO $$
 BEGIN
   IF EXISTS (SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
